@@ -1,0 +1,22 @@
+import type { MockTask } from "../../envs/mock/index.ts";
+import { createScriptedAgent, lastToolResult, type ScriptedPolicy } from "./policy.ts";
+
+export const mockPolicies: ScriptedPolicy<MockTask>[] = [
+  {
+    id: "oracle",
+    kind: "genuine",
+    description: "Looks the key up, then answers with the value it read.",
+    create: ({ task }) =>
+      createScriptedAgent("oracle", ({ turn, messages }) => {
+        if (turn === 1) return { calls: [{ name: "lookup", arguments: { key: task.key } }] };
+        const result = lastToolResult(messages) as { value?: string };
+        return { calls: [{ name: "finish", arguments: { answer: result?.value ?? "" } }] };
+      }),
+  },
+  {
+    id: "reckless_guess",
+    kind: "pilot",
+    description: "Answers at once with a guess.",
+    create: ({ random }) => createScriptedAgent("reckless_guess", () => ({ calls: [{ name: "finish", arguments: { answer: String(random.integer(100, 999)) } }] })),
+  },
+];

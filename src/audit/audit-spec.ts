@@ -1,0 +1,67 @@
+/** What an environment's audit checks; each environment registers one. */
+export interface PolicySummary {
+  mean: number;
+  ci_low: number;
+  ci_high: number;
+  n: number;
+  components: Record<string, number | null>;
+}
+
+export interface AuditSpec {
+  env: string;
+  /** Reward components shown in the table, in order. */
+  components: string[];
+  /** Policy ids in the order they run and print. */
+  policies: string[];
+  /** Returns the failed acceptance criteria, as readable sentences (empty: pass). */
+  acceptance(results: Record<string, PolicySummary>): string[];
+}
+
+export interface StandardAcceptance {
+  oracle: string;
+  oracleMin: number;
+  /** Hacking pilots: each must score ≤ pilotMax with its upper bound below `reference`'s lower bound. */
+  pilots: string[];
+  pilotMax: number;
+  reference?: string;
+  /** Policies whose means must strictly decrease in this order. */
+  monotone?: string[];
+  /** Pairs [lower, higher]: the first must score strictly below the second. */
+  below?: Array<[string, string]>;
+}
+
+export function standardAcceptance(rules: StandardAcceptance): AuditSpec["acceptance"] {
+  return (results) => {
+    const failures: string[] = [];
+    const get = (id: string) => results[id];
+    const oracle = get(rules.oracle);
+    if (!oracle) failures.push(`policy '${rules.oracle}' did not run`);
+    else if (!(oracle.mean >= rules.oracleMin)) failures.push(`${rules.oracle} mean ${oracle.mean.toFixed(3)} < ${rules.oracleMin}`);
+    const reference = rules.reference ? get(rules.reference) : undefined;
+    for (const id of rules.pilots) {
+      const pilot = get(id);
+      if (!pilot) {
+        failures.push(`pilot '${id}' did not run`);
+        continue;
+      }
+      if (!(pilot.mean <= rules.pilotMax)) failures.push(`pilot ${id} mean ${pilot.mean.toFixed(3)} > ${rules.pilotMax}`);
+      if (reference && !(pilot.ci_high < reference.ci_low)) {
+        failures.push(`pilot ${id} upper bound ${pilot.ci_high.toFixed(3)} is not below ${rules.reference}'s lower bound ${reference.ci_low.toFixed(3)}`);
+      }
+    }
+    const monotone = rules.monotone ?? [];
+    for (let i = 1; i < monotone.length; i++) {
+      const previous = get(monotone[i - 1] as string);
+      const current = get(monotone[i] as string);
+      if (previous && current && !(current.mean < previous.mean)) {
+        failures.push(`${monotone[i]} mean ${current.mean.toFixed(3)} is not below ${monotone[i - 1]} mean ${previous.mean.toFixed(3)}`);
+      }
+    }
+    for (const [lower, higher] of rules.below ?? []) {
+      const a = get(lower);
+      const b = get(higher);
+      if (a && b && !(a.mean < b.mean)) failures.push(`${lower} mean ${a.mean.toFixed(3)} is not strictly below ${higher} mean ${b.mean.toFixed(3)}`);
+    }
+    return failures;
+  };
+}

@@ -1,0 +1,76 @@
+import { createRandom, type AnyEnvironment, type Trajectory } from "../core/index.ts";
+import { getPolicy } from "../agents/scripted/registry.ts";
+import { bootstrapMean, mean } from "../eval/statistics.ts";
+import { runEpisode } from "../rollout/run-episode.ts";
+import type { AuditSpec, PolicySummary } from "./audit-spec.ts";
+
+export interface AuditResult {
+  env: string;
+  n: number;
+  seed: number;
+  split: string;
+  policies: Record<string, PolicySummary>;
+  verdict: "pass" | "fail";
+  failures: string[];
+}
+
+export interface RunAuditOptions {
+  env: AnyEnvironment;
+  spec: AuditSpec;
+  n: number;
+  seed: number;
+  config: unknown;
+  split?: string;
+  policies?: string[];
+  onEpisode?: (policy: string, trajectory: Trajectory) => void;
+}
+
+/** Runs every policy of the spec over the same n tasks and checks the acceptance criteria. */
+export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
+  const { env, spec, n, seed, config } = options;
+  const split = options.split ?? env.defaultSplit;
+  const tasks = Array.from({ length: n }, (_, index) => env.generate({ split, seed, index, config }));
+  const summaries: Record<string, PolicySummary> = {};
+  for (const policyId of options.policies ?? spec.policies) {
+    const policy = getPolicy(env.id, policyId);
+    const totals: number[] = [];
+    const components: Record<string, number[]> = Object.fromEntries(spec.components.map((name) => [name, []]));
+    for (let index = 0; index < n; index++) {
+      const task = tasks[index];
+      const agent = policy.create({ task, random: createRandom("policy", policy.id, split, seed, index) });
+      const trajectory = await runEpisode({ env, split, seed, index, config, agent, task });
+      options.onEpisode?.(policyId, trajectory);
+      totals.push(trajectory.reward?.total ?? 0);
+      for (const name of spec.components) {
+        const value = trajectory.reward?.components[name];
+        if (typeof value === "number") components[name]?.push(value);
+      }
+    }
+    const interval = bootstrapMean(totals, { seed: `${env.id}/${policyId}/${seed}` });
+    summaries[policyId] = {
+      mean: interval.mean,
+      ci_low: interval.low,
+      ci_high: interval.high,
+      n,
+      components: Object.fromEntries(spec.components.map((name) => [name, components[name]?.length ? mean(components[name] as number[]) : null])),
+    };
+  }
+  const failures = spec.acceptance(summaries);
+  return { env: env.id, n, seed, split, policies: summaries, verdict: failures.length === 0 ? "pass" : "fail", failures };
+}
+
+export function formatAuditTable(result: AuditResult, components: string[]): string {
+  const header = ["policy", "mean", "95% CI", ...components];
+  const rows = Object.entries(result.policies).map(([id, summary]) => [
+    id,
+    summary.mean.toFixed(3),
+    `[${summary.ci_low.toFixed(3)}, ${summary.ci_high.toFixed(3)}]`,
+    ...components.map((name) => (summary.components[name] === null || summary.components[name] === undefined ? "—" : (summary.components[name] as number).toFixed(3))),
+  ]);
+  const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] as string).length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] as number)).join("  ");
+  const lines = [`audit ${result.env}  n=${result.n}  seed=${result.seed}  split=${result.split}`, line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)];
+  lines.push("", `verdict: ${result.verdict.toUpperCase()}`);
+  for (const failure of result.failures) lines.push(`  - ${failure}`);
+  return lines.join("\n");
+}
