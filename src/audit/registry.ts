@@ -1,8 +1,16 @@
 import { UsageError } from "../core/index.ts";
 import { standardAcceptance, type AuditSpec } from "./audit-spec.ts";
+import { multihopAudit } from "../agents/scripted/multihop/audit.ts";
+import { babyaiAudit } from "../agents/scripted/babyai/audit.ts";
+import { searchPlanAudit } from "../agents/scripted/search-plan-act/audit.ts";
 
 /** The audit of each environment; add one entry per environment. */
 export const AUDITS: Record<string, AuditSpec> = {
+  babyai: babyaiAudit,
+  musique: multihopAudit("musique"),
+  "2wiki": multihopAudit("2wiki"),
+  search_plan_act: searchPlanAudit("search_plan_act"),
+  search_plan_ood: searchPlanAudit("search_plan_ood"),
   mock: {
     env: "mock",
     components: ["outcome", "stop"],

@@ -3,7 +3,12 @@ import { ToolgymError } from "../core/index.ts";
 import { registerAudit } from "./commands/audit.ts";
 import { registerEval } from "./commands/eval.ts";
 import { registerReplay } from "./commands/replay.ts";
+import { registerScore } from "./commands/score.ts";
+import { registerReport } from "./commands/report.ts";
 import { registerShow } from "./commands/show.ts";
+import { registerSft } from "./commands/sft.ts";
+import { registerServe } from "./commands/serve.ts";
+import { registerDataset } from "./commands/dataset.ts";
 
 /** Entry point of the `toolgym` command; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -18,7 +23,12 @@ export async function main(argv: string[]): Promise<number> {
   registerEval(program, setExitCode);
   registerAudit(program, setExitCode);
   registerShow(program);
+  registerSft(program, setExitCode);
   registerReplay(program);
+  registerScore(program);
+  registerReport(program);
+  registerServe(program);
+  registerDataset(program);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {

@@ -29,6 +29,12 @@ export interface Episode {
   call(name: string, args: unknown): ToolResult;
   /** Text protocol: handles one plain-text reply. Tool environments may omit it. */
   reply?(text: string): ToolResult;
+  /**
+   * Optional: the messages the agent sees this turn, built from the full log (`messages` here is the
+   * trajectory so far). For harnesses that rebuild one prompt per step with a history window (BALROG).
+   * Without it the agent sees the log itself. The trajectory always stores the full log.
+   */
+  view?(messages: Message[]): Message[];
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
   /** Reward breakdown of the episode as it stands; `finished` says whether it ended properly. */

@@ -60,7 +60,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
     turns++;
     let turn;
     try {
-      turn = await agent.act({ messages, tools: episode.tools, protocol: episode.protocol, signal: options.signal });
+      turn = await agent.act({ messages: episode.view ? episode.view(messages) : messages, tools: episode.tools, protocol: episode.protocol, signal: options.signal });
     } catch (error) {
       errors.push(errorToRecord(error, ProviderError.isInstance(error) ? "provider" : "harness"));
       termination = "errored";

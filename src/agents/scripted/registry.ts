@@ -1,11 +1,19 @@
 import { UsageError } from "../../core/index.ts";
+import { babyaiPolicies } from "./babyai/index.ts";
 import { mockPolicies } from "./mock.ts";
+import { multihopPolicies } from "./multihop/index.ts";
 import type { ScriptedPolicy } from "./policy.ts";
+import { searchPlanPolicies } from "./search-plan-act/index.ts";
 
 /** Scripted policies per environment id; the first genuine one is the default for `toolgym eval`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const SCRIPTED_POLICIES: Record<string, ScriptedPolicy<any>[]> = {
   mock: mockPolicies,
+  search_plan_act: searchPlanPolicies,
+  search_plan_ood: searchPlanPolicies,
+  babyai: babyaiPolicies,
+  musique: multihopPolicies,
+  "2wiki": multihopPolicies,
 };
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

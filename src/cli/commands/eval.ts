@@ -4,7 +4,8 @@ import { UsageError, parseConfig } from "../../core/index.ts";
 import { getPolicies, getPolicy } from "../../agents/scripted/registry.ts";
 import { DEFAULT_EVAL_ENVIRONMENTS, getEnvironment } from "../../envs/registry.ts";
 import { formatScriptedTable, runScriptedEval, type ScriptedRunRow } from "../../eval/scripted-run.ts";
-import { parseInteger } from "../options.ts";
+import { runSuiteCommand } from "../../eval/suites/command.ts";
+import { collect, parseInteger } from "../options.ts";
 
 export interface EvalCommandOptions {
   env?: string;
@@ -15,6 +16,9 @@ export interface EvalCommandOptions {
   config?: string;
   out?: string;
   quiet?: boolean;
+  suite?: string;
+  model?: string[];
+  dataDir?: string;
 }
 
 function timestamp(): string {
@@ -49,7 +53,11 @@ export function registerEval(program: Command, setExitCode: (code: number) => vo
     .option("--config <json>", "environment config as JSON")
     .option("--out <dir>", "output directory (default runs/<timestamp>)")
     .option("--quiet", "no progress bar")
+    .option("--suite <name|file>", "run a suite (seed-card, quick, an environment id, or a .json/.yaml file); see toolgym report")
+    .option("--model <label=url#model>", "with --suite: a model to evaluate, LABEL=URL[,URL…]#MODEL (repeatable)", collect)
+    .option("--data-dir <dir>", "with --suite: directory of the official dev files (seed-card)")
     .action(async (options: EvalCommandOptions) => {
+      if (options.suite) return setExitCode(await runSuiteCommand({ suite: options.suite, model: options.model, dataDir: options.dataDir, out: options.out, quiet: options.quiet }));
       setExitCode(await runScriptedCommand(options));
     });
 }

@@ -1,0 +1,47 @@
+"""Pretokenized SFT rows (the `toolgym sft` row format) from oracle trajectories of `toolgym eval`.
+
+    python python/tests/oracle_sft_rows.py RESULTS.jsonl TOOLS.json TOKENIZER_DIR OUT.jsonl
+
+One row per assistant turn: the conversation before it rendered with add_generation_prompt=True must be an
+exact prefix of the conversation including it; the prefix is masked with -100. Rendered with TRL's
+prefix-preserving Qwen3 training template and enable_thinking=False, as GRPOTrainer renders its prompts.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    results, tools_path, tokenizer_dir, out = sys.argv[1:5]
+    import trl
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    template = (Path(trl.__file__).parent / "chat_templates" / "qwen3_training.jinja").read_text()
+    tools = json.loads(Path(tools_path).read_text())
+    rows = 0
+    with open(out, "w") as sink:
+        for line in Path(results).read_text().splitlines():
+            messages = json.loads(line)["messages"]
+            for message in messages:
+                for call in message.get("tool_calls") or []:
+                    call["function"]["arguments"] = json.loads(call["function"]["arguments"])
+            for position, message in enumerate(messages):
+                if message["role"] != "assistant":
+                    continue
+                render = lambda history, generation: tokenizer.apply_chat_template(  # noqa: E731
+                    history, tools=tools, chat_template=template, tokenize=True, add_generation_prompt=generation, enable_thinking=False, return_dict=False
+                )
+                prefix = render(messages[:position], True)
+                full = render(messages[: position + 1], False)
+                if full[: len(prefix)] != prefix:
+                    raise SystemExit(f"render of turn {position} is not prefix-preserving")
+                labels = [-100] * len(prefix) + full[len(prefix):]
+                sink.write(json.dumps({"input_ids": full, "labels": labels, "assistant_masks": [int(label != -100) for label in labels]}) + "\n")
+                rows += 1
+    print(json.dumps({"rows": rows}))
+
+
+if __name__ == "__main__":
+    main()

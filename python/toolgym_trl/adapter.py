@@ -1,0 +1,203 @@
+"""TRL `environment_factory` classes generated from the tool schemas `toolgym serve` declares.
+
+Each JSON-Schema tool becomes a typed method with a Google-style docstring, so that
+`transformers.utils.get_json_schema` (what TRL uses to render tools into the prompt) yields the same
+schema the TypeScript environment declares. Only `additionalProperties: false` cannot be expressed
+through a Python signature and is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from typing import Any, Literal
+
+from .client import ServerClient
+
+_RESERVED = {"reset", "get_reward"}
+_SIMPLE_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+
+
+class SchemaNotExpressible(ValueError):
+    """A tool schema uses a JSON-Schema feature a Python signature cannot express."""
+
+
+def _literal(values: list) -> str:
+    return "Literal[" + ", ".join(repr(value) for value in values) + "]"
+
+
+def type_hint(schema: dict, where: str) -> str:
+    """The Python type hint (as source text) whose transformers JSON schema is `schema` (minus descriptions)."""
+    kind = schema.get("type")
+    if "enum" in schema:
+        values = schema["enum"]
+        if not values or not all(isinstance(value, (str, int, float, bool)) for value in values):
+            raise SchemaNotExpressible(f"{where}: enum values must be JSON scalars")
+        return _literal(values)
+    if kind in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[kind]
+    if kind == "array":
+        items = schema.get("items")
+        return "list" if items is None else f"list[{type_hint(items, where + '[]')}]"
+    if kind == "object":
+        if schema.get("properties"):
+            raise SchemaNotExpressible(f"{where}: nested objects with properties collapse to dict")
+        extra = schema.get("additionalProperties")
+        return f"dict[str, {type_hint(extra, where + '{}')}]" if isinstance(extra, dict) else "dict"
+    if kind is None and not schema:
+        return "Any"
+    raise SchemaNotExpressible(f"{where}: JSON type {kind!r} has no Python equivalent here")
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def method_source(tool: dict) -> tuple[str, str]:
+    """Python source of `def <name>(self, *, ...) -> str` with a Google-style docstring; returns (name, source)."""
+    function = tool["function"]
+    name = function["name"]
+    if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_") or name in _RESERVED:
+        raise SchemaNotExpressible(f"tool name {name!r} cannot be a method name for TRL")
+    parameters = function.get("parameters") or {}
+    properties = parameters.get("properties") or {}
+    required = set(parameters.get("required") or [])
+    arguments, documented = [], []
+    for parameter, schema in properties.items():
+        if not parameter.isidentifier() or keyword.iskeyword(parameter) or parameter == "self":
+            raise SchemaNotExpressible(f"{name}: parameter {parameter!r} is not a Python identifier")
+        hint = type_hint(schema, f"{name}.{parameter}")
+        arguments.append(f"{parameter}: {hint}" if parameter in required else f"{parameter}: {hint} = None")
+        description = _one_line(schema.get("description") or parameter)
+        documented.append(f"{parameter}: {description}")
+    signature = ", ".join(["self", "*", *arguments]) if arguments else "self"
+    docstring = (function.get("description") or name).strip()
+    if documented:
+        docstring += "\n\nArgs:\n" + "\n".join(f"    {line}" for line in documented)
+    pairs = "".join(f"({parameter!r}, {parameter}), " for parameter in properties)
+    source = (
+        f"def {name}({signature}):\n"
+        f"    {docstring!r}\n"
+        f"    return self._call({name!r}, {{k: v for k, v in ({pairs}) if v is not None}})\n"
+    )
+    return name, source
+
+
+def bind_tools(cls: type, tools: list[dict]) -> None:
+    """Adds one generated method per tool schema to `cls`."""
+    for tool in tools:
+        name, source = method_source(tool)
+        namespace: dict[str, Any] = {"Literal": Literal, "Any": Any}
+        exec(compile(source, f"<toolgym tool {name}>", "exec"), namespace)  # noqa: S102 - generated from a schema
+        function = namespace[name]
+        setattr(cls, name, function)
+
+
+def _class_name(env_id: str) -> str:
+    return "Toolgym" + "".join(part.capitalize() for part in re.split(r"[^0-9a-zA-Z]+", env_id) if part)
+
+
+class ToolgymEnvironmentBase:
+    """Shared behaviour of the generated classes. Helpers start with `_` so TRL does not expose them as tools."""
+
+    _base_url: str = ""
+    _token: str | None = None
+    _env_id: str = ""
+    _timeout: float = 60.0
+
+    def __init__(self):
+        self._client = ServerClient(self._base_url, self._token, self._timeout)
+        self._session_id: str | None = None
+        self._breakdown: dict | None = None
+        self.prompt_messages: list[dict] = []
+        self.reward_breakdown: dict | None = None
+        self.done = False
+        self.calls = 0
+
+    def reset(self, **row) -> str | None:
+        """Starts a new episode from a dataset row (`env`, `split`, `seed`, `index`, `config`)."""
+        self._close_session()
+        env = row.get("env", self._env_id)
+        if env != self._env_id:
+            raise ValueError(f"this environment class serves {self._env_id!r} but the row asks for {env!r}; build one factory per environment")
+        body = {"env": self._env_id}
+        for key in ("split", "seed", "index", "config"):
+            if row.get(key) is not None:
+                body[key] = row[key]
+        created = self._client.request("POST", "/sessions", body)
+        self._session_id = created["session_id"]
+        self.prompt_messages = created["messages"]
+        self.reward_breakdown = None
+        self._breakdown = None
+        self.done = False
+        self.calls = 0
+        if "prompt" in row:
+            return None  # the dataset row already carries the prompt messages
+        return "\n\n".join(message["content"] for message in created["messages"] if message["role"] != "assistant")
+
+    def get_reward(self) -> float:
+        """The episode's total reward as computed by the TypeScript environment (None if it could not be)."""
+        breakdown = self._fetch_breakdown()
+        total = breakdown.get("total")
+        return None if total is None else float(total)
+
+    def _fetch_breakdown(self) -> dict:
+        if self._session_id is None:
+            raise RuntimeError("no episode: reset() was not called")
+        if self._breakdown is None:
+            self._breakdown = self._client.request("GET", f"/sessions/{self._session_id}/reward")
+            self.reward_breakdown = self._breakdown
+        return self._breakdown
+
+    def _call(self, name: str, arguments: dict) -> str:
+        if self._session_id is None:
+            raise RuntimeError("no episode: reset() was not called")
+        outcome = self._client.request("POST", f"/sessions/{self._session_id}/call", {"name": name, "arguments": arguments})
+        self._breakdown = None
+        self.done = bool(outcome["done"])
+        self.calls = int(outcome["calls"])
+        return outcome["content"]
+
+    def _close_session(self) -> None:
+        if self._session_id is not None:
+            try:
+                self._client.request("DELETE", f"/sessions/{self._session_id}")
+            except Exception:  # noqa: BLE001 - closing is best effort (the server reaps idle sessions anyway)
+                pass
+            self._session_id = None
+
+    def __del__(self):
+        try:
+            self._close_session()
+            self._client.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def build_environment_class(entry: dict, base_url: str, token: str | None = None, timeout: float = 60.0) -> type:
+    """The class for one environment entry of `GET /envs`."""
+    cls = type(_class_name(entry["id"]), (ToolgymEnvironmentBase,), {"_base_url": base_url, "_token": token, "_env_id": entry["id"], "_timeout": timeout, "__doc__": entry.get("description")})
+    bind_tools(cls, entry["tools"])
+    return cls
+
+
+def log_reward_components(environments=None, log_metric=None, **kwargs) -> list:
+    """A TRL reward function that adds nothing to the reward but logs each component's batch mean as
+    `toolgym/<component>`; pass it in `reward_funcs` next to the environment's own `get_reward`."""
+    if not environments:
+        return [None] * len(kwargs.get("prompts", []))
+    sums: dict[str, list[float]] = {}
+    for environment in environments:
+        breakdown = environment._fetch_breakdown() if isinstance(environment, ToolgymEnvironmentBase) else None
+        for component, value in ((breakdown or {}).get("components") or {}).items():
+            if value is not None:
+                sums.setdefault(component, []).append(float(value))
+    if log_metric is not None:
+        for component, values in sums.items():
+            log_metric(f"toolgym/{component}", sum(values) / len(values))
+    return [None] * len(environments)
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,172 @@
+"""GRPO on a toolgym environment with TRL's multi-turn `environment_factory` (the seed recipe as defaults).
+
+    npx toolgym serve --port 8765 &
+    npx toolgym dataset search_plan_act --split train --n 4096 --out prompts.parquet
+    python python/train_grpo.py --dataset prompts.parquet --env search_plan_act --output-dir runs/grpo
+
+Defaults: Qwen/Qwen3-4B, LoRA r=32 alpha=64 on q,k,v,o,gate,up,down, 250 steps, effective batch 32
+(8 per device x 4 accumulation), vLLM colocate generation, thinking off. Every value is a flag. At the end the
+adapter is saved under OUTPUT/adapter and the merged full-weight checkpoint (model.safetensors, config,
+tokenizer files, chat_template.jinja) under OUTPUT. `--server-url` reaches a running server; without it the
+script starts `npx toolgym serve` on a free loopback port and stops it at exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from toolgym_trl import environment_factory, log_reward_components  # noqa: E402
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="Qwen/Qwen3-4B")
+    parser.add_argument("--dataset", required=True, help="prompt dataset from `toolgym dataset` (.jsonl or .parquet)")
+    parser.add_argument("--env", default=None, help="environment id (default: the dataset's env column)")
+    parser.add_argument("--server-url", default=None, help="a running `toolgym serve`; default: start one")
+    parser.add_argument("--server-token", default=os.environ.get("TOOLGYM_SERVER_TOKEN"))
+    parser.add_argument("--toolgym-command", default="npx toolgym", help="how to run the toolgym CLI when starting a server")
+    parser.add_argument("--output-dir", required=True)
+    parser.add_argument("--max-steps", type=int, default=250)
+    parser.add_argument("--per-device-batch-size", type=int, default=8)
+    parser.add_argument("--gradient-accumulation-steps", type=int, default=4)
+    parser.add_argument("--num-generations", type=int, default=8)
+    parser.add_argument("--learning-rate", type=float, default=1e-5)
+    parser.add_argument("--beta", type=float, default=0.0)
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--max-completion-length", type=int, default=4096)
+    parser.add_argument("--max-tool-calling-iterations", type=int, default=None)
+    parser.add_argument("--lora-r", type=int, default=32)
+    parser.add_argument("--lora-alpha", type=int, default=64)
+    parser.add_argument("--lora-dropout", type=float, default=0.0)
+    parser.add_argument("--lora-target-modules", default="q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
+    parser.add_argument("--use-vllm", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--vllm-mode", default="colocate", choices=["colocate", "server"])
+    parser.add_argument("--vllm-gpu-memory-utilization", type=float, default=0.3)
+    parser.add_argument("--enable-thinking", action=argparse.BooleanOptionalAction, default=False)
+    parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="default: on when CUDA is available")
+    parser.add_argument("--gradient-checkpointing", action=argparse.BooleanOptionalAction, default=None, help="default: on when CUDA is available")
+    parser.add_argument("--use-cpu", action="store_true", help="train on CPU (tests, smoke runs)")
+    parser.add_argument("--logging-steps", type=int, default=1)
+    parser.add_argument("--save-steps", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--report-to", default="none")
+    parser.add_argument("--no-merge", action="store_true", help="keep only the adapter")
+    return parser.parse_args(argv)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(command: str, token: str | None) -> str:
+    port = free_port()
+    arguments = command.split() + ["serve", "--host", "127.0.0.1", "--port", str(port)]
+    if token:
+        arguments += ["--token", token]
+    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    atexit.register(process.terminate)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"`{' '.join(arguments)}` exited with {process.returncode}: {process.stdout.read()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return url
+        except OSError:
+            time.sleep(0.25)
+    raise SystemExit(f"toolgym serve did not start on {url} within 60 s")
+
+
+def load_prompts(path: str):
+    from datasets import load_dataset
+
+    kind = "parquet" if path.endswith(".parquet") else "json"
+    return load_dataset(kind, data_files=path, split="train")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_arguments(argv)
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    import torch
+    from peft import LoraConfig
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from trl import GRPOConfig, GRPOTrainer
+
+    dataset = load_prompts(args.dataset)
+    env_id = args.env or dataset[0]["env"]
+    url = args.server_url or start_server(args.toolgym_command, args.server_token)
+    Environment = environment_factory(url, env=env_id, token=args.server_token)
+    cuda = torch.cuda.is_available() and not args.use_cpu
+    bf16 = cuda if args.bf16 is None else args.bf16
+    checkpointing = cuda if args.gradient_checkpointing is None else args.gradient_checkpointing
+
+    tokenizer = AutoTokenizer.from_pretrained(args.model)
+    original_template = tokenizer.chat_template  # TRL may swap in its prefix-preserving training template
+    model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.bfloat16 if bf16 else torch.float32)
+    config = GRPOConfig(
+        output_dir=args.output_dir,
+        max_steps=args.max_steps,
+        per_device_train_batch_size=args.per_device_batch_size,
+        gradient_accumulation_steps=args.gradient_accumulation_steps,
+        num_generations=args.num_generations,
+        learning_rate=args.learning_rate,
+        beta=args.beta,
+        temperature=args.temperature,
+        max_completion_length=args.max_completion_length,
+        max_tool_calling_iterations=args.max_tool_calling_iterations,
+        use_vllm=args.use_vllm,
+        vllm_mode=args.vllm_mode,
+        vllm_gpu_memory_utilization=args.vllm_gpu_memory_utilization,
+        chat_template_kwargs={"enable_thinking": args.enable_thinking},
+        bf16=bf16,
+        gradient_checkpointing=checkpointing,
+        use_cpu=args.use_cpu,
+        logging_steps=args.logging_steps,
+        save_steps=args.save_steps,
+        seed=args.seed,
+        report_to=args.report_to,
+    )
+    peft_config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout, target_modules=args.lora_target_modules.split(","), task_type="CAUSAL_LM")
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[log_reward_components],
+        args=config,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        environment_factory=Environment,
+        peft_config=peft_config,
+    )
+    trainer.train()
+    tokenizer.chat_template = original_template
+    save_checkpoint(trainer, tokenizer, Path(args.output_dir), merge=not args.no_merge)
+    Path(args.output_dir, "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+
+
+def save_checkpoint(trainer, tokenizer, output: Path, merge: bool = True) -> None:
+    """The seed layout: OUTPUT/adapter (LoRA) and, merged, OUTPUT/{model.safetensors, config.json, tokenizer files, chat_template.jinja}."""
+    output.mkdir(parents=True, exist_ok=True)
+    model = trainer.model
+    model.save_pretrained(output / "adapter")
+    tokenizer.save_pretrained(output / "adapter")
+    if merge:
+        merged = model.merge_and_unload()
+        merged.save_pretrained(output, safe_serialization=True)
+        tokenizer.save_pretrained(output)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import { ProviderError, type Agent, type AgentRequest, type AgentTurn, type JsonValue} from "../../core/index.ts";
+import { parseChatCompletion, type ChatCompletionLike } from "./parse-reply.ts";
+import { redactBaseUrl, type ReplicaPool } from "./replicas.ts";
+
+export interface SamplingParams {
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  max_tokens?: number;
+  /** Base seed; each request gets a seed derived from it, the episode and the turn. */
+  seed?: number;
+}
+
+export interface OpenAIAgentOptions {
+  pool: ReplicaPool;
+  model: string;
+  sampling?: SamplingParams;
+  /** Sent as the top-level `chat_template_kwargs` body field (vLLM, SGLang, transformers serve). */
+  chatTemplateKwargs?: Record<string, JsonValue>;
+  /** Retries of transient failures per model call (default 6). */
+  maxRetries?: number;
+  /** First backoff in ms (default 500; doubles per attempt, full jitter, capped at 30 s). */
+  backoffMs?: number;
+  /** Stable key of the episode: tool-call ids and per-request seeds derive from it. */
+  episodeKey: string;
+  /** Shared counters across agents (requests, retries by reason). */
+  stats?: ProviderStats;
+  random?: () => number;
+}
+
+export interface ProviderStats {
+  requests: number;
+  /** Failed attempts (each retried, or the last one of an errored call). */
+  failedAttempts: number;
+  failuresByReason: Record<string, number>;
+}
+
+export function createProviderStats(): ProviderStats {
+  return { requests: 0, failedAttempts: 0, failuresByReason: {} };
+}
+
+/** A 31-bit FNV-1a hash: derives per-request seeds and fallback ids without randomness. */
+export function hash31(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) & 0x7fffffff;
+}
+
+/** Classifies a failed request: a ProviderError that says whether a retry can help. */
+export function toProviderError(error: unknown, baseUrl: string): ProviderError {
+  if (ProviderError.isInstance(error) && "retryable" in error) return error as ProviderError;
+  const where = redactBaseUrl(baseUrl);
+  if (error instanceof APIUserAbortError) return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
+  if (error instanceof APIConnectionError) {
+    const timedOut = error.constructor.name === "APIConnectionTimeoutError";
+    const cause = (error.cause as { code?: string; message?: string } | undefined) ?? {};
+    const reason = timedOut ? "timeout" : `connection (${cause.code ?? cause.message ?? error.message})`;
+    return new ProviderError({ code: timedOut ? "PROVIDER_TIMEOUT" : "PROVIDER_CONNECTION", message: `${reason} talking to ${where}; check that the server is up`, retryable: true, cause: error });
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    const status = error.status;
+    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    const detail = error.message.slice(0, 300);
+    const hint = retryable ? "the server is overloaded or failing" : "the server rejected the request; check --model, the sampling options and that the server supports them";
+    return new ProviderError({ code: `PROVIDER_HTTP_${status}`, message: `HTTP ${status} from ${where}: ${detail} (${hint})`, status, retryable, cause: error });
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError({ code: "PROVIDER_MALFORMED", message: `malformed JSON response from ${where} (${error.message})`, retryable: true, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError({ code: "PROVIDER_FAILED", message: `request to ${where} failed: ${message}`, retryable: true, cause: error });
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
+
+/**
+ * A model agent over the OpenAI chat-completions API. One agent per episode (its key seeds the request
+ * seeds and fallback tool-call ids). Malformed replies become format errors (see parseChatCompletion);
+ * transient failures are retried with exponential backoff and full jitter on the least-loaded replica;
+ * when retries run out a retryable ProviderError is thrown and the rollout records the episode as errored.
+ */
+export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
+  const maxRetries = options.maxRetries ?? 6;
+  const backoffMs = options.backoffMs ?? 500;
+  const random = options.random ?? Math.random;
+  const sampling = options.sampling ?? {};
+  let turn = 0;
+  return {
+    id: `openai:${options.model}`,
+    async act(request: AgentRequest): Promise<AgentTurn> {
+      turn++;
+      const body: Record<string, unknown> = { model: options.model, messages: request.messages };
+      if (request.protocol === "tools" && request.tools.length > 0) body.tools = request.tools;
+      if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
+      if (sampling.top_p !== undefined) body.top_p = sampling.top_p;
+      if (sampling.top_k !== undefined) body.top_k = sampling.top_k;
+      if (sampling.max_tokens !== undefined) body.max_tokens = sampling.max_tokens;
+      if (sampling.seed !== undefined) body.seed = hash31(`${sampling.seed}\u0000${options.episodeKey}\u0000${turn}`);
+      if (options.chatTemplateKwargs) body.chat_template_kwargs = options.chatTemplateKwargs;
+      let lastError: ProviderError | undefined;
+      for (let attempt = 0; attempt <= maxRetries; attempt++) {
+        if (request.signal?.aborted) throw new ProviderError({ code: "PROVIDER_ABORTED", message: "the run was stopped", retryable: false });
+        const replica = options.pool.acquire();
+        if (options.stats) options.stats.requests++;
+        let response: unknown;
+        try {
+          response = await replica.client.chat.completions.create(body as never, request.signal ? { signal: request.signal } : undefined);
+          if (typeof response !== "object" || response === null || !Array.isArray((response as ChatCompletionLike).choices)) {
+            throw new ProviderError({ code: "PROVIDER_MALFORMED", message: `response from ${redactBaseUrl(replica.baseUrl)} is not a chat completion (no choices array)`, retryable: true });
+          }
+        } catch (error) {
+          const failure = toProviderError(error, replica.baseUrl);
+          options.pool.release(replica, failure.retryable ? "failed" : "ok");
+          if (!failure.retryable) throw failure;
+          lastError = failure;
+          if (options.stats) {
+            options.stats.failedAttempts++;
+            options.stats.failuresByReason[failure.code] = (options.stats.failuresByReason[failure.code] ?? 0) + 1;
+          }
+          if (attempt < maxRetries) await sleep(random() * Math.min(30_000, backoffMs * 2 ** attempt), request.signal);
+          continue;
+        }
+        options.pool.release(replica, "ok");
+        return parseChatCompletion(response as ChatCompletionLike, { protocol: request.protocol, callIdPrefix: `call_${hash31(options.episodeKey)}_${turn}` });
+      }
+      const last = lastError as ProviderError;
+      throw new ProviderError({ code: "PROVIDER_RETRIES_EXHAUSTED", message: `model call failed after ${maxRetries + 1} attempts; last error: ${last.message}`, status: last.status, retryable: true, cause: last });
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import OpenAI from "openai";
+import { UsageError } from "../../core/index.ts";
+
+export interface Replica {
+  readonly baseUrl: string;
+  readonly client: OpenAI;
+  outstanding: number;
+  consecutiveFailures: number;
+  /** Epoch ms until which the replica is out of rotation (0: healthy). */
+  downUntil: number;
+  requests: number;
+  failures: number;
+}
+
+export interface ReplicaPoolOptions {
+  baseUrls: string[];
+  /** Defaults to OPENAI_API_KEY, else "EMPTY" (local servers ignore it). Held in memory only. */
+  apiKey?: string;
+  /** Per-request timeout in ms (default 10 minutes). */
+  timeoutMs?: number;
+  /** First time-out of a failing replica in ms (doubles per consecutive failure, capped at 30 s). */
+  cooldownMs?: number;
+  /** Custom fetch (tests, benchmarks). */
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+/** A base URL with credentials and query string removed: safe to write to files and logs. */
+export function redactBaseUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    url.username = "";
+    url.password = "";
+    url.search = "";
+    url.hash = "";
+    return url.toString().replace(/\/$/, "");
+  } catch {
+    return "<invalid url>";
+  }
+}
+
+/**
+ * Replicas of one model behind several base URLs. `acquire` picks the healthy replica with the fewest
+ * outstanding requests; a replica that fails is taken out of rotation for a growing cool-down and then
+ * tried again. When every replica is cooling down, the one that comes back first is used.
+ */
+export class ReplicaPool {
+  readonly replicas: Replica[];
+  private readonly cooldownMs: number;
+  private readonly now: () => number;
+
+  constructor(options: ReplicaPoolOptions) {
+    if (options.baseUrls.length === 0) throw new UsageError({ code: "BASE_URL_MISSING", message: "no --base-url given; pass the server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1" });
+    const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? "EMPTY";
+    this.cooldownMs = options.cooldownMs ?? 1000;
+    this.now = options.now ?? Date.now;
+    this.replicas = options.baseUrls.map((baseUrl) => {
+      try {
+        new URL(baseUrl);
+      } catch {
+        throw new UsageError({ code: "BASE_URL_INVALID", message: `--base-url '${redactBaseUrl(baseUrl)}' is not a URL; use e.g. http://127.0.0.1:8000/v1` });
+      }
+      const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      return { baseUrl, client, outstanding: 0, consecutiveFailures: 0, downUntil: 0, requests: 0, failures: 0 };
+    });
+  }
+
+  acquire(): Replica {
+    const now = this.now();
+    let best: Replica | undefined;
+    for (const replica of this.replicas) {
+      if (replica.downUntil > now) continue;
+      if (!best || replica.outstanding < best.outstanding) best = replica;
+    }
+    if (!best) {
+      for (const replica of this.replicas) if (!best || replica.downUntil < best.downUntil) best = replica;
+    }
+    const chosen = best as Replica;
+    chosen.outstanding++;
+    chosen.requests++;
+    return chosen;
+  }
+
+  release(replica: Replica, outcome: "ok" | "failed"): void {
+    replica.outstanding--;
+    if (outcome === "ok") {
+      replica.consecutiveFailures = 0;
+      replica.downUntil = 0;
+      return;
+    }
+    replica.failures++;
+    replica.consecutiveFailures++;
+    // A single replica is never taken out: the caller's backoff already paces the retries.
+    if (this.replicas.length > 1) replica.downUntil = this.now() + Math.min(30_000, this.cooldownMs * 2 ** (replica.consecutiveFailures - 1));
+  }
+
+  stats(): Array<{ baseUrl: string; requests: number; failures: number }> {
+    return this.replicas.map((replica) => ({ baseUrl: redactBaseUrl(replica.baseUrl), requests: replica.requests, failures: replica.failures }));
+  }
+}

@@ -1,0 +1,15 @@
+import { standardAcceptance, type AuditSpec } from "../../../audit/audit-spec.ts";
+
+/**
+ * The audit of `musique` / `2wiki`: the oracle must reach F1 ≥ 0.95 and every pilot (answer dump,
+ * empty answer, echo of the question, constant "yes") must stay at or below 0.25 with its confidence
+ * interval below the oracle's.
+ */
+export function multihopAudit(envId: "musique" | "2wiki"): AuditSpec {
+  return {
+    env: envId,
+    components: ["f1", "em", "supporting_read"],
+    policies: ["oracle", "answer_dump", "empty_answer", "echo_question", "guess_yes"],
+    acceptance: standardAcceptance({ oracle: "oracle", oracleMin: 0.95, pilots: ["answer_dump", "empty_answer", "echo_question", "guess_yes"], pilotMax: 0.25, reference: "oracle" }),
+  };
+}

@@ -1,0 +1,33 @@
+import type { Command } from "commander";
+import { ENVIRONMENTS } from "../../envs/registry.ts";
+import { startServer } from "../../server/start-server.ts";
+import { parseInteger } from "../options.ts";
+
+interface ServeOptions {
+  host: string;
+  port: number;
+  token?: string;
+  maxSessions: number;
+  idleSeconds: number;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("Serve every registered environment over HTTP (sessions) and OpenEnv's WebSocket protocol (/ws) for trainers such as TRL.")
+    .option("--host <host>", "interface to listen on (loopback by default)", "127.0.0.1")
+    .option("--port <port>", "port (0 picks a free one)", parseInteger("--port"), 8765)
+    .option("--token <token>", "require 'Authorization: Bearer <token>' (default: TOOLGYM_SERVER_TOKEN if set)")
+    .option("--max-sessions <n>", "most open sessions at once", parseInteger("--max-sessions"), 1024)
+    .option("--idle-seconds <s>", "close sessions unused for this long", parseInteger("--idle-seconds"), 600)
+    .action(async (options: ServeOptions) => {
+      const token = options.token ?? process.env.TOOLGYM_SERVER_TOKEN;
+      const server = await startServer({ environments: ENVIRONMENTS, host: options.host, port: options.port, token, maxSessions: options.maxSessions, idleSeconds: options.idleSeconds });
+      process.stdout.write(`toolgym serve: listening on ${server.url} (environments: ${Object.keys(ENVIRONMENTS).join(", ")}; OpenEnv WebSocket at ${server.url.replace("http", "ws")}/ws)\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void server.close().then(resolve);
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
+    });
+}

@@ -1,0 +1,173 @@
+/**
+ * `toolgym sft tau2`: streams a Tau2 SFT JSONL file line by line (constant memory in the file size),
+ * builds rows on worker threads (or in process with `workers: 0`), writes them in input order, and
+ * returns the report. Bad lines never stop the run: they are counted and listed with their line number.
+ */
+import { createReadStream, writeFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { DataError, UsageError } from "../../core/errors.ts";
+import type { SftRowOptions } from "./build-row.ts";
+import { type BatchProcessor, type LineBatch, type WorkerReply, createSftRowBuilder } from "./line-processor.ts";
+import { type SftReport, SftStatsCollector } from "./stats.ts";
+import { createRowWriter, outputFormatOf } from "./writers.ts";
+
+export interface Tau2SftOptions extends SftRowOptions {
+  input: string;
+  output: string;
+  modelDirectory: string;
+  /** Worker threads; 0 processes in the calling thread. */
+  workers?: number;
+  batchSize?: number;
+  /** Where the JSON report goes; default `<output>.report.json`. */
+  reportPath?: string;
+  onProgress?: (rowsIn: number) => void;
+}
+
+/** Splits a byte stream into numbered lines without holding more than one chunk plus one line. */
+async function* readLines(path: string): AsyncGenerator<[number, string]> {
+  const stream = createReadStream(path, { encoding: "utf8", highWaterMark: 1 << 20 });
+  let rest = "";
+  let lineNumber = 0;
+  for await (const chunk of stream as AsyncIterable<string>) {
+    const text = rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
+      lineNumber++;
+      yield [lineNumber, text.slice(start, end)];
+      start = end + 1;
+    }
+    rest = text.slice(start);
+  }
+  if (rest.length > 0) yield [lineNumber + 1, rest];
+}
+
+interface Pool {
+  submit(batch: LineBatch): Promise<WorkerReply>;
+  /** Resolves when a new batch may be submitted without exceeding the in-flight limit. */
+  slot(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function inProcessPool(processor: BatchProcessor): Pool {
+  return {
+    submit: (batch) => Promise.resolve(processor.processBatch(batch)),
+    slot: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
+}
+
+async function workerPool(count: number, workerData: unknown): Promise<Pool> {
+  const entry = new URL("./worker-entry.mjs", import.meta.url);
+  const workers = Array.from({ length: count }, () => new Worker(entry, { workerData }));
+  const pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: unknown) => void }>();
+  const inFlight = workers.map(() => 0);
+  const limit = 2;
+  let waiters: (() => void)[] = [];
+  let failure: unknown;
+  const ready = workers.map(
+    (worker, index) =>
+      new Promise<void>((resolve, reject) => {
+        worker.on("message", (message: WorkerReply | { ready: true }) => {
+          if ("ready" in message) return resolve();
+          inFlight[index]--;
+          pending.get(message.id)?.resolve(message);
+          pending.delete(message.id);
+          const wake = waiters;
+          waiters = [];
+          for (const waiter of wake) waiter();
+        });
+        worker.on("error", (error) => {
+          failure = error;
+          reject(error);
+          for (const entry of pending.values()) entry.reject(error);
+          pending.clear();
+        });
+      }),
+  );
+  await Promise.all(ready);
+  const hasSlot = () => inFlight.some((count) => count < limit);
+  return {
+    slot: () => (failure ? Promise.reject(failure) : hasSlot() ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
+    submit(batch) {
+      const index = inFlight.indexOf(Math.min(...inFlight));
+      inFlight[index]++;
+      return new Promise((resolve, reject) => {
+        pending.set(batch.id, { resolve, reject });
+        workers[index].postMessage(batch);
+      });
+    },
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+  };
+}
+
+export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport> {
+  const format = outputFormatOf(options.output);
+  if (!format) throw new UsageError({ message: `--out ${options.output}: use a .jsonl or .parquet file name` });
+  if (!Number.isInteger(options.maxTokens) || options.maxTokens < 1) throw new UsageError({ message: "--max-tokens must be a positive integer" });
+  const started = performance.now();
+  const workerCount = options.workers ?? 0;
+  const init = { modelDirectory: options.modelDirectory, options: pickRowOptions(options), serialiseJsonl: format === "jsonl" };
+  const pool = workerCount > 0 ? await workerPool(workerCount, init) : inProcessPool(createSftRowBuilder(init));
+  const writer = createRowWriter(options.output, format);
+  const stats = new SftStatsCollector(options.input, options.output);
+  const batchSize = options.batchSize ?? 8;
+
+  const replies = new Map<number, WorkerReply>();
+  let nextToWrite = 0;
+  let writing = Promise.resolve();
+  const drain = async () => {
+    for (let reply = replies.get(nextToWrite); reply; reply = replies.get(nextToWrite)) {
+      replies.delete(nextToWrite);
+      nextToWrite++;
+      stats.addCache(reply.cache);
+      for (const result of reply.results) {
+        stats.add(result);
+        if (result.kind === "row") await writer.write(result.row, result.jsonl);
+      }
+      options.onProgress?.(stats.rowsIn);
+    }
+  };
+  const inFlight: Promise<void>[] = [];
+  let batch: LineBatch = { id: 0, lines: [], lineNumbers: [] };
+  const dispatch = async () => {
+    if (batch.lines.length === 0) return;
+    const current = batch;
+    batch = { id: current.id + 1, lines: [], lineNumbers: [] };
+    await pool.slot();
+    const done = pool.submit(current).then((reply) => {
+      replies.set(reply.id, reply);
+      writing = writing.then(drain);
+      return writing;
+    });
+    inFlight.push(done);
+    if (inFlight.length > 64) await Promise.all(inFlight.splice(0, 32));
+  };
+  try {
+    try {
+      for await (const [lineNumber, text] of readLines(options.input)) {
+        if (text.trim().length === 0) continue;
+        batch.lines.push(text);
+        batch.lineNumbers.push(lineNumber);
+        if (batch.lines.length >= batchSize) await dispatch();
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new DataError({ code: "SFT_INPUT_MISSING", message: `${options.input} does not exist; pass the path of a Tau2 SFT JSONL file` });
+      throw error;
+    }
+    await dispatch();
+    await Promise.all(inFlight);
+    await writing;
+  } finally {
+    await pool.close();
+    await writer.close();
+  }
+  const report = stats.finish((performance.now() - started) / 1000);
+  writeFileSync(options.reportPath ?? `${options.output}.report.json`, `${JSON.stringify(report, null, 2)}\n`);
+  return report;
+}
+
+function pickRowOptions(options: Tau2SftOptions): SftRowOptions {
+  return { maxTokens: options.maxTokens, enableThinking: options.enableThinking, onlyCorrect: options.onlyCorrect, keepHistoryReasoning: options.keepHistoryReasoning };
+}

@@ -1,0 +1,115 @@
+/**
+ * The model's real tokenizer (@huggingface/tokenizers, from `tokenizer.json`), used as transformers uses
+ * it after rendering a chat template: no special-token insertion. `encode` caches per segment: the text
+ * between added tokens is tokenised independently by the tokenizer itself (added tokens are split out
+ * before normalisation and pre-tokenisation), so splitting on the added tokens and concatenating the cached
+ * segment ids is exactly whole-string encoding (shared/specs/sft-tau2.md §3.5). The cache is disabled
+ * automatically for tokenizers whose added tokens strip neighbouring whitespace or match single words,
+ * where that equivalence does not hold.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Tokenizer } from "@huggingface/tokenizers";
+import { DataError } from "../core/errors.ts";
+
+interface AddedTokenEntry {
+  id: number;
+  content: string;
+  lstrip?: boolean;
+  rstrip?: boolean;
+  single_word?: boolean;
+}
+
+export interface SegmentCacheStats {
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Segment cache bound: cleared when the cached segment text passes this many characters. */
+const defaultCacheCharacters = 32_000_000;
+
+export class SegmentTokenizer {
+  private readonly tokenizer: Tokenizer;
+  private readonly splitter: RegExp | undefined;
+  private readonly addedIds = new Map<string, number>();
+  private readonly cache = new Map<string, number[]>();
+  private cachedCharacters = 0;
+  readonly stats: SegmentCacheStats = { hits: 0, misses: 0, entries: 0 };
+
+  constructor(
+    tokenizerJson: { added_tokens?: AddedTokenEntry[] } & Record<string, unknown>,
+    tokenizerConfig: Record<string, unknown>,
+    private readonly cacheCharacters = defaultCacheCharacters,
+  ) {
+    this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+    const added = tokenizerJson.added_tokens ?? [];
+    for (const token of added) this.addedIds.set(token.content, token.id);
+    const safe = added.length > 0 && added.every((token) => !token.lstrip && !token.rstrip && !token.single_word);
+    if (safe) {
+      const alternatives = added
+        .map((token) => token.content)
+        .sort((left, right) => right.length - left.length)
+        .map(escapeRegex);
+      this.splitter = new RegExp(`(${alternatives.join("|")})`);
+    }
+  }
+
+  /** Loads `tokenizer.json` (+ `tokenizer_config.json` when present) from a model directory. */
+  static fromDirectory(directory: string): SegmentTokenizer {
+    const tokenizerPath = join(directory, "tokenizer.json");
+    if (!existsSync(tokenizerPath)) {
+      throw new DataError({ code: "MODEL_DIR_INVALID", message: `${tokenizerPath} is missing; --model-dir must hold the model's tokenizer.json` });
+    }
+    const configPath = join(directory, "tokenizer_config.json");
+    const config = existsSync(configPath) ? (JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>) : {};
+    return new SegmentTokenizer(JSON.parse(readFileSync(tokenizerPath, "utf8")) as Record<string, unknown>, config);
+  }
+
+  /** True when encoding goes through the per-segment cache. */
+  get segmentCacheEnabled(): boolean {
+    return this.splitter !== undefined;
+  }
+
+  /** Whole-string encoding, `add_special_tokens: false` (the reference the cache must equal). */
+  encodeUncached(text: string): number[] {
+    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  /** Encoding through the segment cache; identical to `encodeUncached`. */
+  encode(text: string): number[] {
+    if (!this.splitter) return this.encodeUncached(text);
+    const ids: number[] = [];
+    for (const segment of text.split(this.splitter)) {
+      if (segment.length === 0) continue;
+      const addedId = this.addedIds.get(segment);
+      if (addedId !== undefined) {
+        ids.push(addedId);
+        continue;
+      }
+      let cached = this.cache.get(segment);
+      if (cached) this.stats.hits++;
+      else {
+        this.stats.misses++;
+        cached = this.encodeUncached(segment);
+        if (this.cachedCharacters + segment.length > this.cacheCharacters) {
+          this.cache.clear();
+          this.cachedCharacters = 0;
+        }
+        this.cache.set(segment, cached);
+        this.cachedCharacters += segment.length;
+        this.stats.entries = this.cache.size;
+      }
+      for (let index = 0; index < cached.length; index++) ids.push(cached[index]);
+    }
+    return ids;
+  }
+
+  decode(ids: readonly number[]): string {
+    return this.tokenizer.decode(ids as number[], { skip_special_tokens: false });
+  }
+}

@@ -1,0 +1,102 @@
+import type { Message } from "../../core/index.ts";
+import { ACTION_BY_NAME } from "./constants.ts";
+
+/**
+ * BALROG's text harness for BabyAI (balrog-ai/BALROG at af7d1f1): the instruction prompt, the naive
+ * agent's output filter and suffix, invalid-output handling and the history window.
+ */
+
+/** `ACTIONS` in `balrog/environments/babyai_text/__init__.py`, in order. */
+const ACTION_DESCRIPTIONS: Array<[string, string]> = [
+  ["turn left", "turn to the left"],
+  ["turn right", "turn to the right"],
+  ["go forward", "take one step forward"],
+  ["pick up", "pick up the object below you"],
+  ["drop", "drop the object that you are holding"],
+  ["toggle", "manipulate the object in front of you"],
+];
+
+/** `get_instruction_prompt(env, mission)`, exactly (after `.strip()`). */
+export function instructionPrompt(mission: string): string {
+  const actions = ACTION_DESCRIPTIONS.map(([name, description]) => `${name}: ${description}`).join(",\n");
+  return `You are an agent playing a simple navigation game. Your goal is to ${mission}. The following are the possible actions you can take in the game, followed by a short description of each action:
+
+${actions}.
+
+In a moment I will present you an observation.
+
+Tips:
+- Once the desired object you want to interact or pickup in front of you, you can use the 'toggle' action to interact with it.
+- It doesn't make sense to repeat the same action over and over if the observation doesn't change.
+
+PLAY!`;
+}
+
+/** The naive agent's instruction, appended (after "\n\n") to the last user message. */
+export const NAIVE_INSTRUCTION =
+  "You always have to output one of the above actions at a time and no other text. You always have to output an action until the episode terminates.";
+
+/** `EnvWrapper`'s default action for invalid output. */
+export const DEFAULT_ACTION = "go forward";
+
+/** Python `str.isspace()` characters, so the filter matches `re.sub(r"[^a-zA-Z\s:]", "", s)` exactly. */
+const NOT_ALLOWED = /[^a-zA-Z:\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
+
+/** The naive agent's `filter_letters`: keeps ASCII letters, whitespace and ':'. */
+export function filterLetters(completion: string): string {
+  return completion.replace(NOT_ALLOWED, "");
+}
+
+export interface ParsedAction {
+  /** The filtered completion (what BALROG records in the history and in `failed_candidates`). */
+  candidate: string;
+  /** Minigrid action id that was executed. */
+  action: number;
+  /** The executed action string. */
+  actionName: string;
+  valid: boolean;
+}
+
+/** `check_action_validity`: exact, case-sensitive membership, else the default action. */
+export function parseReply(completion: string): ParsedAction {
+  const candidate = filterLetters(completion);
+  const action = ACTION_BY_NAME.get(candidate);
+  if (action !== undefined) return { candidate, action, actionName: candidate, valid: true };
+  return { candidate, action: ACTION_BY_NAME.get(DEFAULT_ACTION) as number, actionName: DEFAULT_ACTION, valid: false };
+}
+
+/** The text BALROG puts in front of the next observation after invalid output. */
+export function invalidActionNotice(actionName: string): string {
+  return `\n\nYour previous output did not contain a valid action. Defaulted to action: ${actionName}\n\nObservation:\n`;
+}
+
+/**
+ * Rebuilds the exact prompt BALROG's naive agent sends from toolgym's full message log.
+ *
+ * The log is `[user: instruction, user: obs_0, assistant: reply_1, user: obs_1, ...]` where each user
+ * observation is the raw `long_term_context` (with the invalid-action notice already prepended). BALROG
+ * keeps `2·maxHistory` events (observations and the filtered previous completions; an empty completion is
+ * not recorded), labels old observations "Observation:\n", the newest "Current Observation:\n", and
+ * appends the naive instruction to the last user message.
+ */
+export function balrogPrompt(log: readonly Message[], maxHistory: number): Message[] {
+  const instruction = log[0]?.content ?? "";
+  const events: Array<{ role: "user" | "assistant"; text: string }> = [];
+  for (let index = 1; index < log.length; index++) {
+    const message = log[index] as Message;
+    if (message.role === "user") events.push({ role: "user", text: message.content });
+    else if (message.role === "assistant") {
+      const action = filterLetters(message.content ?? "");
+      if (action !== "") events.push({ role: "assistant", text: action });
+    }
+  }
+  const window = events.slice(Math.max(0, events.length - 2 * maxHistory));
+  const messages: Message[] = [{ role: "user", content: typeof instruction === "string" ? instruction : "" }];
+  window.forEach((event, position) => {
+    if (event.role === "assistant") messages.push({ role: "assistant", content: event.text });
+    else messages.push({ role: "user", content: `${position === window.length - 1 ? "Current Observation:\n" : "Observation:\n"}${event.text}` });
+  });
+  const last = messages[messages.length - 1] as Message;
+  if (last.role === "user") last.content += `\n\n${NAIVE_INSTRUCTION}`;
+  return messages;
+}

@@ -1,0 +1,117 @@
+import { defineTool, toolError, type Episode, type JsonValue, type Message, type ToolResult } from "../../core/index.ts";
+import { balrogPrompt, instructionPrompt, invalidActionNotice, parseReply, DEFAULT_ACTION } from "./balrog.ts";
+import { ACTION_BY_NAME, ACTION_NAMES } from "./constants.ts";
+import { MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
+import { describeObservation } from "./text.ts";
+
+export interface BabyAIEpisodeOptions {
+  task: BabyAITask;
+  numDistractors: number;
+  levelSeed: number[];
+  protocol: "text" | "tools";
+  maxTextHistory: number;
+  feedbackOnInvalidAction: boolean;
+}
+
+export const ACT_TOOL = defineTool({
+  name: "act",
+  description: "Take one action in the game. Returns the next observation: what you carry, the walls and the objects you see, with their distances.",
+  parameters: {
+    type: "object",
+    properties: { action: { type: "string", enum: [...ACTION_NAMES], description: "The action to take." } },
+    required: ["action"],
+    additionalProperties: false,
+  },
+});
+
+const TOOLS_INSTRUCTION = "\n\nTake every action by calling the `act` tool with one of the actions above.";
+const MAX_RECORDED_CANDIDATES = 64;
+
+/**
+ * One BabyAI episode behind toolgym's Episode interface, following BALROG's `Evaluator.run_episode`:
+ * each reply is one env step (invalid output runs "go forward" and the notice is prepended to the next
+ * observation); the episode ends when the level terminates or truncates at `max_steps`.
+ */
+export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
+  const level = new MixedTrainLocalLevel(options.task, options.numDistractors);
+  level.reset(options.levelSeed);
+  const prompt = instructionPrompt(level.mission);
+  const messages: Message[] = [
+    { role: "user", content: options.protocol === "tools" ? prompt + TOOLS_INSTRUCTION : prompt },
+    { role: "user", content: describeObservation(level) },
+  ];
+  let episodeReturn = 0;
+  let success = false;
+  let done = false;
+  const failedCandidates: string[] = [];
+  let invalidCount = 0;
+
+  const act = (action: number, actionName: string, candidate: string, valid: boolean, errorKind: string): ToolResult => {
+    if (done) return { content: "The episode has already ended.", isError: true, errorKind: "after_done", done: true };
+    level.step(action);
+    episodeReturn += level.lastReward;
+    if (level.lastReward > 0) success = true;
+    let text = describeObservation(level);
+    if (!valid) {
+      invalidCount++;
+      if (failedCandidates.length < MAX_RECORDED_CANDIDATES) failedCandidates.push(candidate);
+      if (options.feedbackOnInvalidAction) text = invalidActionNotice(actionName) + text;
+    }
+    done = level.terminated || level.truncated;
+    return valid ? { content: text, isError: false, done } : { content: text, isError: true, errorKind, done };
+  };
+
+  const defaultAction = ACTION_BY_NAME.get(DEFAULT_ACTION) as number;
+  return {
+    protocol: options.protocol,
+    messages,
+    tools: options.protocol === "tools" ? [ACT_TOOL] : [],
+    get done() {
+      return done;
+    },
+    reply(text: string): ToolResult {
+      const parsed = parseReply(text);
+      return act(parsed.action, parsed.actionName, parsed.candidate, parsed.valid, "invalid_action");
+    },
+    call(name: string, args: unknown): ToolResult {
+      if (options.protocol === "text") {
+        return toolError(
+          "unknown_tool",
+          'this babyai episode uses the text protocol: reply with an action as plain text, or set config protocol "tools" for the act tool',
+        );
+      }
+      const action = typeof args === "object" && args !== null ? (args as Record<string, unknown>).action : undefined;
+      if (name !== "act") return act(defaultAction, DEFAULT_ACTION, name, false, "unknown_tool");
+      const id = typeof action === "string" ? ACTION_BY_NAME.get(action) : undefined;
+      if (id === undefined)
+        return act(defaultAction, DEFAULT_ACTION, typeof action === "string" ? action : JSON.stringify(action ?? null), false, "invalid_arguments");
+      return act(id, action as string, action as string, true, "");
+    },
+    ...(options.protocol === "text" ? { view: (log: Message[]) => balrogPrompt(log, options.maxTextHistory) } : {}),
+    reward() {
+      const progression = success ? 1 : 0;
+      return {
+        total: episodeReturn,
+        components: { return: episodeReturn, success: progression, progression },
+        formula: "total = return = 1 − 0.9·steps/max_steps on success, else 0 (BALROG episode_return); progression = success",
+        errors: [],
+        diagnostics: {},
+      };
+    },
+    diagnostics(): Record<string, JsonValue> {
+      return {
+        protocol: options.protocol,
+        task: options.task,
+        num_dists: options.numDistractors,
+        level_seed: options.levelSeed.reduce((sum, word, position) => sum + BigInt(word) * (1n << BigInt(32 * position)), 0n).toString(),
+        mission: level.mission,
+        max_steps: level.maxSteps,
+        steps: level.stepCount,
+        episode_return: episodeReturn,
+        progression: success ? 1 : 0,
+        invalid_actions: invalidCount,
+        failed_candidates: failedCandidates,
+      };
+    },
+  };
+}

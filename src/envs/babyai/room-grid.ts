@@ -1,0 +1,219 @@
+import { COLOR_NAMES, DIRECTION_X, DIRECTION_Y, type Color, type ObjectType } from "./constants.ts";
+import { Grid, WorldObject } from "./grid.ts";
+import { LevelRejectedError, MiniGridWorld } from "./world.ts";
+
+/** One room of a `RoomGrid` (`minigrid/core/roomgrid.py`). Sides are ordered right, down, left, up. */
+export class Room {
+  readonly topX: number;
+  readonly topY: number;
+  readonly size: number;
+  doors: Array<WorldObject | null> = [null, null, null, null];
+  doorPositions: Array<[number, number] | null> = [null, null, null, null];
+  neighbors: Array<Room | null> = [null, null, null, null];
+  locked = false;
+  objects: WorldObject[] = [];
+
+  constructor(topX: number, topY: number, size: number) {
+    this.topX = topX;
+    this.topY = topY;
+    this.size = size;
+  }
+
+  reset(): void {
+    this.doors = [null, null, null, null];
+    this.doorPositions = [null, null, null, null];
+    this.neighbors = [null, null, null, null];
+    this.locked = false;
+    this.objects = [];
+  }
+}
+
+const OBJECT_KINDS = ["key", "ball", "box"] as const;
+
+/** `reject_next_to`: rejects cells within Manhattan distance 1 of the agent. */
+export function rejectNextTo(world: MiniGridWorld, x: number, y: number): boolean {
+  return Math.abs(world.agentX - x) + Math.abs(world.agentY - y) < 2;
+}
+
+/** `RoomGrid`: rooms of `roomSize` cells sharing walls, with the same random draws as the reference. */
+export class RoomGridWorld extends MiniGridWorld {
+  readonly roomSize: number;
+  numRows: number;
+  numCols: number;
+  rooms: Room[][] = [];
+
+  constructor(roomSize: number, numRows: number, numCols: number) {
+    super((roomSize - 1) * numCols + 1, (roomSize - 1) * numRows + 1);
+    this.roomSize = roomSize;
+    this.numRows = numRows;
+    this.numCols = numCols;
+  }
+
+  getRoom(i: number, j: number): Room {
+    return (this.rooms[j] as Room[])[i] as Room;
+  }
+
+  roomFromPosition(x: number, y: number): Room {
+    return this.getRoom(Math.floor(x / (this.roomSize - 1)), Math.floor(y / (this.roomSize - 1)));
+  }
+
+  /** `RoomGrid._gen_grid`: a fresh grid and rooms, door positions drawn, agent at the centre facing right. */
+  generateRooms(): void {
+    this.grid = new Grid(this.width, this.height);
+    this.rooms = [];
+    for (let j = 0; j < this.numRows; j++) {
+      const row: Room[] = [];
+      for (let i = 0; i < this.numCols; i++) {
+        const room = new Room(i * (this.roomSize - 1), j * (this.roomSize - 1), this.roomSize);
+        row.push(room);
+        this.grid.wallRect(room.topX, room.topY, room.size, room.size);
+      }
+      this.rooms.push(row);
+    }
+    this.drawDoorPositions();
+  }
+
+  /** The fork's `_regen_grid`: clears the grid, resets the rooms in place and redraws door positions. */
+  regenerateRooms(): void {
+    this.grid.clear();
+    for (let j = 0; j < this.numRows; j++) {
+      for (let i = 0; i < this.numCols; i++) {
+        const room = this.getRoom(i, j);
+        room.reset();
+        this.grid.wallRect(room.topX, room.topY, room.size, room.size);
+      }
+    }
+    this.drawDoorPositions();
+  }
+
+  private drawDoorPositions(): void {
+    for (let j = 0; j < this.numRows; j++) {
+      for (let i = 0; i < this.numCols; i++) {
+        const room = this.getRoom(i, j);
+        const lowX = room.topX + 1;
+        const lowY = room.topY + 1;
+        const highX = room.topX + room.size - 1;
+        const highY = room.topY + room.size - 1;
+        if (i < this.numCols - 1) {
+          room.neighbors[0] = this.getRoom(i + 1, j);
+          room.doorPositions[0] = [highX, this.randomInteger(lowY, highY)];
+        }
+        if (j < this.numRows - 1) {
+          room.neighbors[1] = this.getRoom(i, j + 1);
+          room.doorPositions[1] = [this.randomInteger(lowX, highX), highY];
+        }
+        if (i > 0) {
+          room.neighbors[2] = this.getRoom(i - 1, j);
+          room.doorPositions[2] = (room.neighbors[2] as Room).doorPositions[0] as [number, number];
+        }
+        if (j > 0) {
+          room.neighbors[3] = this.getRoom(i, j - 1);
+          room.doorPositions[3] = (room.neighbors[3] as Room).doorPositions[1] as [number, number];
+        }
+      }
+    }
+    this.agentX = Math.floor(this.numCols / 2) * (this.roomSize - 1) + Math.floor(this.roomSize / 2);
+    this.agentY = Math.floor(this.numRows / 2) * (this.roomSize - 1) + Math.floor(this.roomSize / 2);
+    this.agentDir = 0;
+  }
+
+  /** `RoomGrid.place_agent`: a random room, then a cell whose front is empty or a wall. */
+  placeAgent(): void {
+    const i = this.randomInteger(0, this.numCols);
+    const j = this.randomInteger(0, this.numRows);
+    const room = this.getRoom(i, j);
+    for (;;) {
+      this.placeAgentIn(room.topX, room.topY, room.size, room.size, 1000);
+      const front = this.grid.get(this.agentX + (DIRECTION_X[this.agentDir] as number), this.agentY + (DIRECTION_Y[this.agentDir] as number));
+      if (front === null || front.type === "wall") return;
+    }
+  }
+
+  /** `add_object` + `place_in_room`: kind then colour drawn when not given; never next to the agent. */
+  addObject(i: number, j: number, kind: ObjectType | null, color: Color | null): WorldObject {
+    const chosenKind = kind ?? this.randomElement(OBJECT_KINDS);
+    const chosenColor = color ?? this.randomElement(COLOR_NAMES);
+    const object = new WorldObject(chosenKind, chosenColor);
+    const room = this.getRoom(i, j);
+    this.placeObject(object, room.topX, room.topY, room.size, room.size, rejectNextTo, 1000);
+    room.objects.push(object);
+    return object;
+  }
+
+  /** `add_door` with the side, colour and lock given (the only form this level uses). */
+  addDoor(i: number, j: number, side: number, color: Color, locked: boolean): WorldObject {
+    const room = this.getRoom(i, j);
+    if (room.doors[side]) throw new LevelRejectedError("door already exists");
+    room.locked = locked;
+    const door = new WorldObject("door", color, { locked });
+    const [x, y] = room.doorPositions[side] as [number, number];
+    this.grid.set(x, y, door);
+    door.currentX = x;
+    door.currentY = y;
+    room.doors[side] = door;
+    (room.neighbors[side] as Room).doors[(side + 2) % 4] = door;
+    return door;
+  }
+
+  /** `connect_all`: adds unlocked doors until every room is reachable from the agent's room. */
+  connectAll(): void {
+    const start = this.roomFromPosition(this.agentX, this.agentY);
+    const total = this.numRows * this.numCols;
+    for (let iteration = 0; ; iteration++) {
+      if (iteration > 5000) throw new LevelRejectedError("connect_all failed");
+      const reached = new Set<Room>();
+      const stack = [start];
+      while (stack.length > 0) {
+        const room = stack.pop() as Room;
+        if (reached.has(room)) continue;
+        reached.add(room);
+        for (let side = 0; side < 4; side++) if (room.doors[side]) stack.push(room.neighbors[side] as Room);
+      }
+      if (reached.size === total) return;
+      const i = this.randomInteger(0, this.numCols);
+      const j = this.randomInteger(0, this.numRows);
+      const side = this.randomInteger(0, 4);
+      const room = this.getRoom(i, j);
+      if (!room.doorPositions[side] || room.doors[side]) continue;
+      if (room.locked || (room.neighbors[side] as Room).locked) continue;
+      this.addDoor(i, j, side, this.randomElement(COLOR_NAMES), false);
+    }
+  }
+
+  /** `add_distractors(i, j, n, all_unique=False)`: colour, then kind, then the room when not given. */
+  addDistractors(i: number | null, j: number | null, count: number): WorldObject[] {
+    const added: WorldObject[] = [];
+    while (added.length < count) {
+      const color = this.randomElement(COLOR_NAMES);
+      const kind = this.randomElement(OBJECT_KINDS);
+      const roomI = i ?? this.randomInteger(0, this.numCols);
+      const roomJ = j ?? this.randomInteger(0, this.numRows);
+      added.push(this.addObject(roomI, roomJ, kind, color));
+    }
+    return added;
+  }
+
+  /** `check_objs_reachable(raise_exc=False)`: every non-wall object reachable; doors (even locked) are crossed. */
+  objectsReachable(): boolean {
+    const { width, height } = this;
+    const reached = new Uint8Array(width * height);
+    const stack = [this.agentX, this.agentY];
+    while (stack.length > 0) {
+      const y = stack.pop() as number;
+      const x = stack.pop() as number;
+      if (x < 0 || x >= width || y < 0 || y >= height) continue;
+      const index = y * width + x;
+      if (reached[index]) continue;
+      reached[index] = 1;
+      const cell = this.grid.cells[index];
+      if (cell && cell.type !== "door") continue;
+      stack.push(x + 1, y, x - 1, y, x, y + 1, x, y - 1);
+    }
+    for (let index = 0; index < width * height; index++) {
+      const cell = this.grid.cells[index];
+      if (!cell || cell.type === "wall") continue;
+      if (!reached[index]) return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,112 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DataError } from "../../core/index.ts";
+import { readJsonArray, readJsonLines, type SkippedRecord } from "./read-records.ts";
+import { parseMusiqueRecord, parseWikiRecord, type MultihopExample } from "./records.ts";
+
+export type MultihopDatasetId = "musique" | "2wiki";
+
+/** Official dev file names (what `data_dir` must contain) and the shipped 40-record samples. */
+export const DATASET_FILES: Record<MultihopDatasetId, { official: string; sample: string; aliases?: string }> = {
+  musique: { official: "musique_ans_v1.0_dev.jsonl", sample: "musique_dev_sample.jsonl" },
+  "2wiki": { official: "dev.json", sample: "2wiki_dev_sample.json", aliases: "id_aliases.json" },
+};
+
+/** `assets/multihop/`, the default data when neither `file` nor `data_dir` is given. */
+export const ASSET_DIRECTORY = fileURLToPath(new URL("../../../assets/multihop/", import.meta.url));
+
+export interface DataSource {
+  dataset: MultihopDatasetId;
+  /** Absolute path of the dev file. */
+  file: string;
+  /** Absolute path of `id_aliases.json` (2Wiki), when one is used. */
+  aliasesFile?: string;
+  skipBad: boolean;
+}
+
+export interface MultihopDataset {
+  source: DataSource;
+  examples: MultihopExample[];
+  /** Malformed records skipped in skip-bad mode (the first few kept as samples). */
+  skipped: number;
+  skippedSamples: SkippedRecord[];
+  /** 2Wiki answer aliases: `answer_id` → aliases ∪ demonyms. */
+  aliases: Map<string, Set<string>>;
+}
+
+/**
+ * Resolves where the data comes from: `file` wins, then `data_dir` with the official file names, then
+ * the shipped samples. 2Wiki aliases: `aliases_file`, else `id_aliases.json` beside the dev file if present.
+ */
+export function resolveDataSource(dataset: MultihopDatasetId, config: { file?: string; data_dir?: string; aliases_file?: string; skip_bad?: boolean }): DataSource {
+  const names = DATASET_FILES[dataset];
+  const directory = config.data_dir ? resolve(config.data_dir) : undefined;
+  const file = config.file ? resolve(config.file) : directory ? join(directory, names.official) : join(ASSET_DIRECTORY, names.sample);
+  let aliasesFile: string | undefined;
+  if (names.aliases) {
+    if (config.aliases_file) aliasesFile = resolve(config.aliases_file);
+    else if (directory && existsSync(join(directory, names.aliases))) aliasesFile = join(directory, names.aliases);
+  }
+  return { dataset, file, ...(aliasesFile ? { aliasesFile } : {}), skipBad: config.skip_bad ?? false };
+}
+
+const cache = new Map<string, MultihopDataset>();
+
+function cacheKey(source: DataSource): string {
+  return JSON.stringify([source.dataset, source.file, source.aliasesFile ?? null, source.skipBad]);
+}
+
+/** `id_aliases.json`: JSON Lines of `{Q_id, aliases, demonyms}` → `Q_id` → set(aliases + demonyms). */
+export function loadWikiAliases(file: string): Map<string, Set<string>> {
+  const aliases = new Map<string, Set<string>>();
+  readJsonLines({ file }, (value) => {
+    const record = value as { Q_id?: unknown; aliases?: unknown; demonyms?: unknown };
+    const list = (field: unknown, name: string): string[] => {
+      if (!Array.isArray(field) || field.some((item) => typeof item !== "string")) throw new Error(`'${name}' must be a list of strings`);
+      return field as string[];
+    };
+    if (typeof record !== "object" || record === null || typeof record.Q_id !== "string") throw new Error("each line must be an object with a string 'Q_id'");
+    aliases.set(record.Q_id, new Set([...list(record.aliases, "aliases"), ...list(record.demonyms, "demonyms")]));
+  });
+  return aliases;
+}
+
+/** Loads a dev file (streaming, validating each record) without caching. */
+export function loadDataset(source: DataSource, options: { requireAnswerable?: boolean } = {}): MultihopDataset {
+  const examples: MultihopExample[] = [];
+  const skippedSamples: SkippedRecord[] = [];
+  let skipped = 0;
+  const read = { file: source.file, skipBad: source.skipBad, onSkip: (problem: SkippedRecord) => (skipped++, skippedSamples.length < 5 && skippedSamples.push(problem)) };
+  const requireAnswerable = options.requireAnswerable ?? true;
+  if (source.dataset === "musique") readJsonLines(read, (value) => examples.push(parseMusiqueRecord(value, { requireAnswerable })));
+  else readJsonArray(read, (value) => examples.push(parseWikiRecord(value)));
+  if (examples.length === 0) {
+    throw new DataError({ code: "DATA_EMPTY", file: source.file, message: `no usable records${skipped ? ` (${skipped} malformed records skipped)` : ""}; point file or data_dir at the official dev file` });
+  }
+  const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile) : new Map<string, Set<string>>();
+  return { source, examples, skipped, skippedSamples, aliases };
+}
+
+/**
+ * The dataset for a source, loaded once per process (module-level cache), so task generation is O(1)
+ * after the first call. In skip-bad mode the number of skipped records is written once to stderr.
+ */
+export function getDataset(source: DataSource): MultihopDataset {
+  const key = cacheKey(source);
+  let dataset = cache.get(key);
+  if (!dataset) {
+    dataset = loadDataset(source);
+    cache.set(key, dataset);
+    if (dataset.skipped > 0) {
+      const first = dataset.skippedSamples[0];
+      process.stderr.write(`toolgym: skipped ${dataset.skipped} malformed record(s) in ${source.file}${first ? ` (first at line ${first.line}: ${first.message.slice(0, 160)})` : ""}\n`);
+    }
+  }
+  return dataset;
+}
+
+/** Forgets cached datasets (tests, long-running servers after the files changed). */
+export function clearDatasetCache(): void {
+  cache.clear();
+}

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { defineEnvironment, type JsonValue } from "../../core/index.ts";
+import { wikiGoldAnswers } from "./2wiki-metric.ts";
+import { getDataset, resolveDataSource, type MultihopDatasetId } from "./dataset.ts";
+import { MODES, startEpisode, type MultihopTask } from "./episode.ts";
+
+/**
+ * `musique` and `2wiki`: the MuSiQue-Ans and 2WikiMultihopQA dev sets as environments, scored with
+ * each dataset's official answer F1 (EM reported beside it). Task index i is example i mod N of the
+ * loaded file, in file order; the seed is not used. See about.md.
+ */
+const baseConfig = {
+  /** context: paragraphs in the prompt; search: tools over the example's paragraphs; pool: tools over the whole file; closed_book: question only. */
+  mode: z.enum(MODES).default("search"),
+  /** Directory holding the official file names (musique_ans_v1.0_dev.jsonl; dev.json + id_aliases.json). */
+  data_dir: z.string().min(1).optional(),
+  /** Path of the dev file itself (overrides data_dir). */
+  file: z.string().min(1).optional(),
+  /** Skip malformed records (their count is reported) instead of failing on the first one. */
+  skip_bad: z.boolean().default(false),
+  /** Default number of search hits. */
+  top_k: z.number().int().min(1).max(10).default(5),
+  /** Turn limit in the tool modes (text modes take one reply). */
+  max_turns: z.number().int().min(2).max(64).default(12),
+};
+
+const musiqueConfig = z.strictObject(baseConfig);
+const wikiConfig = z.strictObject({
+  ...baseConfig,
+  /** id_aliases.json of the data_ids release (JSON Lines); default: beside dev.json in data_dir. */
+  aliases_file: z.string().min(1).optional(),
+});
+
+export type MusiqueConfig = z.infer<typeof musiqueConfig>;
+export type WikiConfig = z.infer<typeof wikiConfig>;
+export type { MultihopTask } from "./episode.ts";
+
+function generateTask(dataset: MultihopDatasetId, config: WikiConfig | MusiqueConfig, index: number): MultihopTask {
+  const source = resolveDataSource(dataset, config);
+  const loaded = getDataset(source);
+  const count = loaded.examples.length;
+  const position = ((index % count) + count) % count;
+  const example = loaded.examples[position] as MultihopTask["example"];
+  const golds = dataset === "musique" ? [example.answer, ...example.aliases] : wikiGoldAnswers(example.answer, example.answerId, loaded.aliases);
+  const isTools = config.mode === "search" || config.mode === "pool";
+  return { dataset, mode: config.mode, source, position, count, skipped: loaded.skipped, example, golds, topK: config.top_k, maxTurns: isTools ? config.max_turns : 1 };
+}
+
+function publicView(task: MultihopTask): JsonValue {
+  const view: Record<string, JsonValue> = { dataset: task.dataset, mode: task.mode, id: task.example.id, question: task.example.question };
+  if (task.mode === "context") view.paragraphs = task.example.paragraphs.map((paragraph) => ({ title: paragraph.title, text: paragraph.text }));
+  return view;
+}
+
+function solution(task: MultihopTask): JsonValue {
+  return {
+    answer: task.example.answer,
+    golds: task.golds,
+    supporting_titles: task.example.paragraphs.filter((paragraph) => paragraph.supporting).map((paragraph) => paragraph.title),
+  };
+}
+
+export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>({
+  id: "musique",
+  version: "1",
+  description: "MuSiQue-Ans dev (official answer EM/F1), modes context | search | pool | closed_book.",
+  protocol: "tools",
+  splits: ["dev"],
+  defaultSplit: "dev",
+  configSchema: musiqueConfig,
+  maxTurns: (task) => task.maxTurns,
+  generate: ({ index, config }) => generateTask("musique", config, index),
+  publicView,
+  solution,
+  start: startEpisode,
+});
+
+export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
+  id: "2wiki",
+  version: "1",
+  description: "2WikiMultihopQA dev (official v1.1 answer EM/F1), modes context | search | pool | closed_book.",
+  protocol: "tools",
+  splits: ["dev"],
+  defaultSplit: "dev",
+  configSchema: wikiConfig,
+  maxTurns: (task) => task.maxTurns,
+  generate: ({ index, config }) => generateTask("2wiki", config, index),
+  publicView,
+  solution,
+  start: startEpisode,
+});

@@ -1,0 +1,207 @@
+import { readFileSync } from "node:fs";
+import { DataError } from "../../core/index.ts";
+import { wikiAnswerScores, wikiEvidenceScores, wikiGoldAnswers, wikiGoldEvidenceVariants, wikiSupportScores, type GoldEvidence } from "./2wiki-metric.ts";
+import { loadWikiAliases } from "./dataset.ts";
+import { musiqueAnswerScores, musiqueSupportScores } from "./musique-metric.ts";
+import { pythonJsonDumps, pythonRound, type PythonNumber } from "./python-format.ts";
+import { readJsonArray, readJsonLines } from "./read-records.ts";
+
+/**
+ * `toolgym score`: prediction files in the official formats scored exactly as the official scripts
+ * do (MuSiQue `evaluate_v1.0.py`, 2Wiki `2wikimultihop_evaluate_v1.1.py`), including their
+ * denominators, rounding and printed output.
+ */
+export interface ScoreResult {
+  dataset: "musique" | "2wiki";
+  /** Instances in the denominator (MuSiQue: answerable gold lines; 2Wiki: gold records). */
+  n: number;
+  /** The official output fields, rounded and scaled as the official script prints them. */
+  metrics: Record<string, PythonNumber>;
+  /** Lines the official script prints before the metrics (2Wiki "missing answer <id>"). */
+  messages: string[];
+  /** Caveats about this result (printed on stderr by the CLI). */
+  notes: string[];
+}
+
+/** What the official script prints to stdout. */
+export function formatOfficialOutput(result: ScoreResult): string {
+  return [...result.messages, pythonJsonDumps(result.metrics)].join("\n");
+}
+
+/** The metrics as plain numbers (`--json`). */
+export function metricValues(result: ScoreResult): Record<string, number> {
+  return Object.fromEntries(Object.entries(result.metrics).map(([key, number]) => [key, number.value]));
+}
+
+type Json = Record<string, unknown>;
+
+function readLines(file: string): Array<{ value: Json; line: number }> {
+  const records: Array<{ value: Json; line: number }> = [];
+  readJsonLines({ file }, (value, position) => {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("each line must be a JSON object");
+    records.push({ value: value as Json, line: position.line });
+  });
+  return records;
+}
+
+function fail(file: string, line: number | undefined, message: string): never {
+  throw new DataError({ code: "SCORE_INPUT_INVALID", file, ...(line ? { line } : {}), message });
+}
+
+/** MuSiQue `evaluate_v1.0.py`: answer_f1, answer_em, support_f1 over answerable instances, round(x, 3). */
+export function scoreMusiqueFiles(options: { goldFile: string; predictionFile: string }): ScoreResult {
+  const golds = readLines(options.goldFile);
+  const predictions = readLines(options.predictionFile);
+  if (golds.length !== predictions.length) {
+    fail(options.predictionFile, undefined, `has ${predictions.length} predictions but the gold file has ${golds.length} instances; write one line per gold line, in the same order (the official scorer asserts this)`);
+  }
+  let count = 0;
+  let totalEm = 0;
+  let totalF1 = 0;
+  let supportCount = 0;
+  let supportF1 = 0;
+  let hasUnanswerable = false;
+  golds.forEach((gold, position) => {
+    const prediction = predictions[position] as { value: Json; line: number };
+    if (gold.value.id !== prediction.value.id) {
+      fail(options.predictionFile, prediction.line, `id ${JSON.stringify(prediction.value.id)} does not match gold id ${JSON.stringify(gold.value.id)}; keep the gold file's order`);
+    }
+    for (const key of ["predicted_answer", "predicted_support_idxs", "predicted_answerable"]) {
+      if (!(key in prediction.value)) fail(options.predictionFile, prediction.line, `missing '${key}' (all three fields are required; answer-only systems write predicted_support_idxs [0, 1] and predicted_answerable true)`);
+    }
+    const answer = prediction.value.predicted_answer;
+    if (typeof answer !== "string") fail(options.predictionFile, prediction.line, "'predicted_answer' must be a string");
+    const support = prediction.value.predicted_support_idxs;
+    if (!Array.isArray(support) || support.some((value) => !Number.isFinite(Number(value)))) fail(options.predictionFile, prediction.line, "'predicted_support_idxs' must be a list of integers");
+    const answers = gold.value.answer_aliases;
+    if (typeof gold.value.answer !== "string" || !Array.isArray(answers) || !Array.isArray(gold.value.paragraphs)) {
+      fail(options.goldFile, gold.line, "needs 'answer', 'answer_aliases' and 'paragraphs' (test files have no labels; score against the dev file)");
+    }
+    if (gold.value.answerable) {
+      const scores = musiqueAnswerScores(answer, [gold.value.answer, ...(answers as string[])]);
+      totalEm += scores.em;
+      totalF1 += scores.f1;
+      count++;
+      const goldSupport = (gold.value.paragraphs as Json[]).filter((paragraph) => paragraph.is_supporting).map((paragraph) => Number(paragraph.idx));
+      supportF1 += musiqueSupportScores((support as unknown[]).map(Number), goldSupport).f1;
+      supportCount++;
+    } else {
+      hasUnanswerable = true;
+    }
+  });
+  const average = (total: number, denominator: number): PythonNumber => (denominator > 0 ? { value: pythonRound(total / denominator, 3) } : { value: 0, isInteger: true });
+  const notes = hasUnanswerable
+    ? ["the gold file has unanswerable instances (MuSiQue-Full): the official script also prints group_answer_sufficiency_f1 and group_support_sufficiency_f1, which toolgym does not compute; the fields above are exact"]
+    : [];
+  return { dataset: "musique", n: count, metrics: { answer_f1: average(totalF1, count), answer_em: average(totalEm, count), support_f1: average(supportF1, supportCount) }, messages: [], notes };
+}
+
+const WIKI_KEYS = ["em", "f1", "prec", "recall", "sp_em", "sp_f1", "sp_prec", "sp_recall", "evi_em", "evi_f1", "evi_prec", "evi_recall", "joint_em", "joint_f1", "joint_prec", "joint_recall"] as const;
+
+interface WikiGold {
+  id: string;
+  answer: string;
+  answerId: string | null;
+  supportingFacts: unknown[];
+  evidence: GoldEvidence;
+}
+
+function readWikiGold(file: string): WikiGold[] {
+  const golds: WikiGold[] = [];
+  readJsonArray({ file }, (value) => {
+    const record = value as Json;
+    if (typeof record !== "object" || record === null || typeof record._id !== "string" || typeof record.answer !== "string") throw new Error("each record needs a string '_id' and 'answer' (test files have no labels)");
+    if (!("answer_id" in record) || !Array.isArray(record.evidences_id)) throw new Error("no 'answer_id' / 'evidences_id': the v1.1 scorer needs the data_ids.zip version of dev.json");
+    if (!Array.isArray(record.supporting_facts) || !Array.isArray(record.evidences)) throw new Error("needs 'supporting_facts' and 'evidences' lists");
+    golds.push({
+      id: record._id,
+      answer: record.answer,
+      answerId: typeof record.answer_id === "string" ? record.answer_id : null,
+      supportingFacts: record.supporting_facts,
+      evidence: { evidences: record.evidences as GoldEvidence["evidences"], evidencesId: record.evidences_id as GoldEvidence["evidencesId"] },
+    });
+  });
+  return golds;
+}
+
+/** 2Wiki `2wikimultihop_evaluate_v1.1.py`: 16 metrics, each round(sum / len(gold) * 100, 2). */
+export function scoreWikiFiles(options: { goldFile: string; predictionFile: string; aliasesFile?: string }): ScoreResult {
+  const golds = readWikiGold(options.goldFile);
+  if (golds.length === 0) fail(options.goldFile, undefined, "has no records; point --gold at dev.json");
+  let prediction: Json;
+  try {
+    prediction = JSON.parse(readFileSync(options.predictionFile, "utf8")) as Json;
+  } catch (error) {
+    fail(options.predictionFile, undefined, `is not one JSON object (${(error as Error).message.replace(/\s+/g, " ")}); the format is {"answer": {id: str}, "sp": {id: [[title, sent_id]]}, "evidence": {id: [[s, r, o]]}}`);
+  }
+  for (const key of ["answer", "sp", "evidence"]) {
+    const part = prediction[key];
+    if (typeof part !== "object" || part === null || Array.isArray(part)) fail(options.predictionFile, undefined, `needs a top-level '${key}' object keyed by _id (the official scorer fails without it; use {} to predict nothing)`);
+  }
+  const answers = prediction.answer as Json;
+  const supports = prediction.sp as Json;
+  const evidences = prediction.evidence as Json;
+  const aliases = options.aliasesFile ? loadWikiAliases(options.aliasesFile) : new Map<string, Set<string>>();
+  const sums: Record<string, number> = Object.fromEntries(WIKI_KEYS.map((key) => [key, 0]));
+  const messages: string[] = [];
+  const has = (part: Json, id: string) => Object.prototype.hasOwnProperty.call(part, id);
+  for (const gold of golds) {
+    let joint = true;
+    let answer = { em: 0, prec: 0, recall: 0 };
+    let support = { em: 0, prec: 0, recall: 0 };
+    let evidence = { em: 0, prec: 0, recall: 0 };
+    try {
+      if (!has(answers, gold.id)) {
+        messages.push(`missing answer ${gold.id}`);
+        joint = false;
+      } else {
+        const text = answers[gold.id];
+        if (typeof text !== "string") throw new TypeError("the predicted answer must be a string");
+        const scores = wikiAnswerScores(text, wikiGoldAnswers(gold.answer, gold.answerId, aliases));
+        sums.em = (sums.em as number) + scores.em;
+        sums.f1 = (sums.f1 as number) + scores.f1;
+        sums.prec = (sums.prec as number) + scores.prec;
+        sums.recall = (sums.recall as number) + scores.recall;
+        answer = scores;
+      }
+      if (!has(supports, gold.id)) {
+        messages.push(`missing sp fact ${gold.id}`);
+        joint = false;
+      } else {
+        const predicted = supports[gold.id];
+        if (!Array.isArray(predicted)) throw new TypeError("the predicted sp must be a list of [title, sent_id]");
+        const scores = wikiSupportScores(predicted, gold.supportingFacts);
+        sums.sp_em = (sums.sp_em as number) + scores.em;
+        sums.sp_f1 = (sums.sp_f1 as number) + scores.f1;
+        sums.sp_prec = (sums.sp_prec as number) + scores.prec;
+        sums.sp_recall = (sums.sp_recall as number) + scores.recall;
+        support = scores;
+      }
+      if (!has(evidences, gold.id)) {
+        messages.push(`missing evidence ${gold.id}`);
+        joint = false;
+      } else {
+        const scores = wikiEvidenceScores(evidences[gold.id] as unknown[], wikiGoldEvidenceVariants(gold.evidence, aliases));
+        sums.evi_em = (sums.evi_em as number) + scores.em;
+        sums.evi_f1 = (sums.evi_f1 as number) + scores.f1;
+        sums.evi_prec = (sums.evi_prec as number) + scores.prec;
+        sums.evi_recall = (sums.evi_recall as number) + scores.recall;
+        evidence = scores;
+      }
+    } catch (error) {
+      fail(options.predictionFile, undefined, `prediction for ${gold.id}: ${(error as Error).message}`);
+    }
+    if (joint) {
+      const jointPrec = answer.prec * support.prec * evidence.prec;
+      const jointRecall = answer.recall * support.recall * evidence.recall;
+      sums.joint_em = (sums.joint_em as number) + answer.em * support.em * evidence.em;
+      sums.joint_f1 = (sums.joint_f1 as number) + (jointPrec + jointRecall > 0 ? (2 * jointPrec * jointRecall) / (jointPrec + jointRecall) : 0);
+      sums.joint_prec = (sums.joint_prec as number) + jointPrec;
+      sums.joint_recall = (sums.joint_recall as number) + jointRecall;
+    }
+  }
+  const n = golds.length;
+  const metrics = Object.fromEntries(WIKI_KEYS.map((key) => [key, { value: pythonRound(((sums[key] as number) / n) * 100, 2) }]));
+  const notes = options.aliasesFile ? [] : ["no id_aliases.json given (--aliases): answers and evidence were scored without alias expansion, as the official script with an empty alias file"];
+  return { dataset: "2wiki", n, metrics, messages, notes };
+}

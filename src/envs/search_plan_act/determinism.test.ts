@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { getEnvironment } from "../registry.ts";
+import { GOLDEN_ADDRESSES, snapshotTask } from "./snapshot.ts";
+
+// Golden files pin a few tasks and their oracle trajectories. After an intended generator or reward
+// change, regenerate them with: UPDATE_GOLDEN=1 node --import tsx --test src/envs/search_plan_act/determinism.test.ts
+const here = dirname(fileURLToPath(import.meta.url));
+
+async function snapshots(envId: string): Promise<string> {
+  const env = getEnvironment(envId);
+  const items = [];
+  for (const address of GOLDEN_ADDRESSES[envId] ?? []) items.push(await snapshotTask(env, address));
+  return `${JSON.stringify(items, null, 2)}\n`;
+}
+
+describe("search_plan determinism", () => {
+  for (const envId of ["search_plan_act", "search_plan_ood"]) {
+    it(`${envId}: matches the golden file`, async () => {
+      const file = join(here, "__golden__", `${envId}.json`);
+      const actual = await snapshots(envId);
+      if (process.env.UPDATE_GOLDEN === "1" || !existsSync(file)) {
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, actual);
+      }
+      assert.equal(actual, readFileSync(file, "utf8"), `generator output changed; if intended, regenerate with UPDATE_GOLDEN=1 (see this file's header)`);
+    });
+
+    it(`${envId}: gives byte-identical tasks and trajectories in another process`, async () => {
+      const module = join(here, "snapshot.ts");
+      const registry = join(here, "..", "registry.ts");
+      const script = `const { snapshotTask, GOLDEN_ADDRESSES } = await import(${JSON.stringify(module)}); const { getEnvironment } = await import(${JSON.stringify(registry)});
+        const env = getEnvironment(${JSON.stringify(envId)}); const items = []; for (const address of GOLDEN_ADDRESSES[${JSON.stringify(envId)}]) items.push(await snapshotTask(env, address));
+        process.stdout.write(JSON.stringify(items, null, 2) + "\\n");`;
+      const child = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+      assert.equal(child, await snapshots(envId));
+    });
+  }
+});

@@ -1,0 +1,145 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createRandom } from "../../core/index.ts";
+import { GARBAGE_CALLS } from "../../agents/scripted/search-plan-act/pilots.ts";
+import { createScriptedAgent } from "../../agents/scripted/policy.ts";
+import { runEpisode } from "../../rollout/run-episode.ts";
+import type { SearchPlanEpisode } from "./episode.ts";
+import { searchPlanActEnvironment as env } from "./index.ts";
+import { runSolver } from "./solver.ts";
+import type { SearchPlanTask } from "./task.ts";
+import { themeByName } from "./themes.ts";
+
+const config = env.configSchema.parse({});
+
+function findTask(predicate: (task: SearchPlanTask) => boolean): SearchPlanTask {
+  for (let index = 0; index < 500; index++) {
+    const task = env.generate({ split: "eval", seed: 5, index, config });
+    if (predicate(task)) return task;
+  }
+  throw new Error("no matching task in 500");
+}
+
+const parse = (content: string) => JSON.parse(content) as Record<string, unknown>;
+const finished = { turnsUsed: 5, maxTurns: 30, endedBy: "finished" as const };
+
+describe("search_plan tools", () => {
+  it("answers every format_garbage call with a readable error result and keeps the episode open", async () => {
+    const task = findTask(() => true);
+    let position = 0;
+    const agent = createScriptedAgent("garbage", () => ({ calls: [GARBAGE_CALLS[position++ % GARBAGE_CALLS.length] as never] }));
+    const trajectory = await runEpisode({ env, split: "eval", seed: 5, index: 0, config, agent, task, maxTurns: GARBAGE_CALLS.length });
+    assert.equal(trajectory.steps.length, GARBAGE_CALLS.length);
+    for (const step of trajectory.steps) {
+      assert.equal(step.isError, true, `${step.name} ${JSON.stringify(step.arguments)} should be an error`);
+      const body = parse(step.result);
+      assert.equal(body.ok, false);
+      assert.ok(typeof body.error === "string" && (body.error as string).length > 15, `unreadable error: ${step.result}`);
+    }
+    assert.equal(trajectory.termination, "max_turns");
+    assert.ok(trajectory.formatErrors.count >= GARBAGE_CALLS.length - 3);
+    assert.equal(trajectory.reward?.total, 0);
+  });
+
+  it("gives a stable error kind for each bad call", () => {
+    const task = findTask((candidate) => candidate.family === "update");
+    const episode = env.start(task) as SearchPlanEpisode;
+    const theme = themeByName(task.theme);
+    const record = task.records[0] as SearchPlanTask["records"][number];
+    const type = theme?.types.find((spec) => spec.name === record.type);
+    const enumField = type?.fields.find((field) => field.kind === "enum" && !field.readOnly);
+    const numberField = type?.fields.find((field) => field.kind === "integer" || field.kind === "money");
+    const codeField = type?.fields.find((field) => field.code);
+    const kind = (name: string, args: unknown) => episode.call(name, args).errorKind;
+    assert.equal(kind("teleport", {}), "unknown_tool");
+    assert.equal(kind("search", { query: "x", limit: 11 }), "invalid_arguments");
+    assert.equal(kind("search", { query: "x", type: "dragon" }), "unknown_type");
+    assert.equal(kind("read_record", { id: "ZZZ-0000" }), "unknown_id");
+    assert.equal(kind("update_record", { id: record.id, field: "colour", value: "red" }), "unknown_field");
+    assert.equal(kind("update_record", { id: record.id, field: enumField?.name, value: "not_a_value" }), "enum_violation");
+    if (numberField) assert.equal(kind("update_record", { id: record.id, field: numberField.name, value: "lots" }), "wrong_type");
+    if (codeField) assert.equal(kind("update_record", { id: record.id, field: codeField.name, value: "X-1" }), "read_only_field");
+    const structural = theme?.relations.find((relation) => relation.functional && relation.from === record.type);
+    const target = task.records.find((candidate) => candidate.type === structural?.to && candidate.id !== record.id) as SearchPlanTask["records"][number];
+    assert.equal(kind("link_records", { source_id: record.id, relation: structural?.name, target_id: target.id }), "relation_not_allowed");
+    const linkable = theme?.relations.find((relation) => !relation.functional) as NonNullable<typeof theme>["relations"][number];
+    const source = task.records.find((candidate) => candidate.type === linkable.from) as SearchPlanTask["records"][number];
+    const other = task.records.find((candidate) => candidate.type === linkable.to && candidate.id !== source.id && !source.links.some((link) => link.target === candidate.id)) as SearchPlanTask["records"][number];
+    assert.equal(episode.call("link_records", { source_id: source.id, relation: linkable.name, target_id: other.id }).isError, false);
+    assert.equal(kind("link_records", { source_id: source.id, relation: linkable.name, target_id: other.id }), "duplicate_link");
+    assert.equal(episode.done, false);
+  });
+
+  it("puts exact name matches first and pages with offset", () => {
+    const task = findTask(() => true);
+    const episode = env.start(task);
+    const record = task.records[7] as SearchPlanTask["records"][number];
+    const first = parse(episode.call("search", { query: record.name }).content) as { hits: Array<{ id: string }> };
+    assert.equal(first.hits[0]?.id, record.id);
+    const page = parse(episode.call("search", { query: record.name.split(" ")[0] as string, limit: 1 }).content) as { total: number; next_offset?: number };
+    if (page.total > 1) assert.equal(page.next_offset, 1);
+    assert.deepEqual(parse(episode.call("search", { query: "qqqzzzxxx" }).content), { hits: [], note: "no records match" });
+  });
+});
+
+describe("search_plan reward", () => {
+  const lookup = findTask((task) => task.family === "lookup" && task.answer !== null && task.answer.length > 3);
+
+  function solvedEpisode(task: SearchPlanTask, keepFinish: boolean): SearchPlanEpisode {
+    const episode = env.start(task) as SearchPlanEpisode;
+    const calls = runSolver(task, (name, args) => (name === "finish" && !keepFinish ? { content: "{}", isError: false, done: true } : episode.call(name, args)));
+    assert.ok(calls.length > 1);
+    return episode;
+  }
+
+  it("scores the oracle 1", () => {
+    const reward = solvedEpisode(lookup, true).reward(finished);
+    assert.deepEqual(reward.components, { outcome: 1, grounding: 1, stop: 1 });
+    assert.equal(reward.total, 1);
+    for (const key of ["turns", "toolCallsByName", "formatErrors", "collateralMutations", "ungroundedReferences"]) assert.ok(key in reward.diagnostics, key);
+  });
+
+  it("fails an answer dump that contains the right answer", () => {
+    const episode = solvedEpisode(lookup, false);
+    episode.call("finish", { status: "done", answer: `${lookup.answer}, ${lookup.text}, something else` });
+    assert.equal(episode.reward(finished).components.outcome, 0);
+  });
+
+  it("gives no outcome credit to an ungrounded lucky guess", () => {
+    const episode = env.start(lookup) as SearchPlanEpisode;
+    episode.call("finish", { status: "done", answer: lookup.answer });
+    const reward = episode.reward(finished);
+    assert.equal(reward.components.outcome, 0);
+    assert.equal(reward.components.grounding, 0);
+    assert.equal(reward.total, 0);
+  });
+
+  it("halves the outcome for each collateral mutation", () => {
+    const task = findTask((candidate) => candidate.family === "update");
+    const episode = solvedEpisode(task, false);
+    const requirement = task.requirements[0] as { id: string; field: string };
+    const record = task.records.find((candidate) => candidate.id !== requirement.id) as SearchPlanTask["records"][number];
+    const field = themeByName(task.theme)?.types.find((type) => type.name === record.type)?.fields.find((spec) => spec.kind === "date") as { name: string };
+    episode.call("read_record", { id: record.id });
+    assert.equal(episode.call("update_record", { id: record.id, field: field.name, value: "2001-02-03" }).isError, false);
+    episode.call("finish", { status: "done" });
+    const reward = episode.reward(finished);
+    assert.equal(reward.components.outcome, 0.5);
+    assert.equal(reward.diagnostics.collateralMutations, 1);
+  });
+
+  it("needs the impossible status, a search and no mutation on impossible tasks", () => {
+    const task = findTask((candidate) => candidate.family === "impossible");
+    const lazy = env.start(task) as SearchPlanEpisode;
+    lazy.call("finish", { status: "impossible" });
+    assert.equal(lazy.reward(finished).components.outcome, 0);
+    assert.equal(solvedEpisode(task, true).reward(finished).total, 1);
+  });
+
+  it("is a pure function of the address", () => {
+    const random = createRandom("x");
+    const index = random.integer(0, 1000);
+    assert.equal(JSON.stringify(env.generate({ split: "train", seed: 3, index, config })), JSON.stringify(env.generate({ split: "train", seed: 3, index, config })));
+    assert.notEqual(JSON.stringify(env.generate({ split: "train", seed: 3, index, config })), JSON.stringify(env.generate({ split: "eval", seed: 3, index, config })));
+  });
+});

@@ -1,0 +1,315 @@
+import { EnvConfigError, createRandom, type Random } from "../../core/index.ts";
+import { FAMILIES, type Family, type SearchPlanConfig } from "./config.ts";
+import { nearDuplicate } from "./names.ts";
+import { describeChain, goalSentence } from "./phrasing.ts";
+import { normalizeValue, type Chain, type Descriptor, type Goal, type Requirement, type SearchPlanTask } from "./task.ts";
+import { IN_DISTRIBUTION_THEMES, OOD_THEMES, themeByName, type FieldSpec, type RelationSpec, type Theme } from "./themes.ts";
+import { generateWorld, randomFieldValue, type World, type WorldRecord } from "./world.ts";
+
+interface Context {
+  theme: Theme;
+  config: SearchPlanConfig;
+  random: Random;
+  world: World;
+  byId: Map<string, WorldRecord>;
+  byType: Map<string, WorldRecord[]>;
+  /** Probability that a chain starts from a member of the surname cluster. */
+  clusterStart: number;
+}
+
+const fieldsOf = (context: Context, type: string): FieldSpec[] => context.theme.types.find((spec) => spec.name === type)?.fields ?? [];
+const functionalFrom = (context: Context, type: string): RelationSpec[] => context.theme.relations.filter((relation) => relation.functional && relation.from === type);
+
+function describeStart(context: Context, record: WorldRecord, avoidField: string | null): Descriptor {
+  const cluster = context.world.cluster;
+  if (cluster && cluster.ids.includes(record.id)) {
+    const members = cluster.ids.map((id) => context.byId.get(id) as WorldRecord);
+    const candidates = fieldsOf(context, record.type).filter((field) => field.kind === "date" && field.name !== avoidField && members.filter((member) => member.fields[field.name] === record.fields[field.name]).length === 1);
+    if (candidates.length > 0) {
+      const field = context.random.pick(candidates).name;
+      return { by: "attribute", type: record.type, id: record.id, word: cluster.word, field, value: record.fields[field] as string };
+    }
+  }
+  const codeField = fieldsOf(context, record.type).find((field) => field.code);
+  if (codeField && codeField.name !== avoidField && context.random.chance(0.3)) {
+    return { by: "code", type: record.type, id: record.id, field: codeField.name, code: record.fields[codeField.name] as string };
+  }
+  return { by: "name", type: record.type, id: record.id, name: record.name };
+}
+
+/** A random walk of `length` functional relations over distinct records, ending on an accepted type. */
+function buildChain(context: Context, length: number, accept: (record: WorldRecord) => boolean): Chain | null {
+  const { random } = context;
+  const cluster = context.world.cluster;
+  for (let attempt = 0; attempt < 30; attempt++) {
+    const useCluster = cluster !== null && random.chance(context.clusterStart);
+    let current = useCluster && cluster ? (context.byId.get(random.pick(cluster.ids)) as WorldRecord) : random.pick(context.world.records);
+    const ids = [current.id];
+    const relations: string[] = [];
+    let ok = true;
+    for (let step = 0; step < length && ok; step++) {
+      const options = functionalFrom(context, current.type);
+      const relation = random.pick(options);
+      const link = current.links.find((candidate) => candidate.relation === relation.name);
+      const next = link ? context.byId.get(link.target) : undefined;
+      if (!next || ids.includes(next.id)) ok = false;
+      else {
+        relations.push(relation.name);
+        ids.push(next.id);
+        current = next;
+      }
+    }
+    if (!ok || !accept(current)) continue;
+    const start = describeStart(context, context.byId.get(ids[0] as string) as WorldRecord, null);
+    return { start, relations, ids };
+  }
+  return null;
+}
+
+const endOf = (context: Context, chain: Chain): WorldRecord => context.byId.get(chain.ids[chain.ids.length - 1] as string) as WorldRecord;
+const writable = (field: FieldSpec): boolean => !field.readOnly && !field.code;
+
+function differentValue(context: Context, field: FieldSpec, current: unknown): string | number {
+  if (field.kind === "enum") return context.random.pick((field.values as readonly string[]).filter((value) => value !== current));
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const value = randomFieldValue(field, context.random, context.world.places);
+    if (value !== current) return value;
+  }
+  return field.kind === "string" ? `${String(current)}ville` : typeof current === "number" ? current + 1 : "2030-01-01";
+}
+
+function lookupGoal(context: Context, hops: number): Goal | null {
+  const chain = buildChain(context, hops - 1, () => true);
+  if (!chain) return null;
+  const end = endOf(context, chain);
+  const avoid = chain.start.by === "code" || chain.start.by === "attribute" ? chain.start.field : null;
+  const fields = fieldsOf(context, end.type).filter((field) => !field.code && (hops > 1 || field.name !== avoid));
+  if (hops > 1 && context.random.chance(0.3)) return { kind: "lookup", chain, field: null, answer: end.name };
+  const field = context.random.pick(fields);
+  return { kind: "lookup", chain, field: field.name, answer: String(end.fields[field.name]) };
+}
+
+function updateGoal(context: Context, length: number): Goal | null {
+  const chain = buildChain(context, length, () => true);
+  if (!chain) return null;
+  const end = endOf(context, chain);
+  const field = context.random.pick(fieldsOf(context, end.type).filter(writable));
+  return { kind: "update", chain, field: field.name, value: differentValue(context, field, end.fields[field.name]) };
+}
+
+function linkGoal(context: Context, length: number): Goal | null {
+  const relation = context.random.pick(context.theme.relations.filter((candidate) => !candidate.functional));
+  const source = buildChain(context, length, (record) => record.type === relation.from);
+  const target = buildChain(context, context.random.integer(0, length), (record) => record.type === relation.to);
+  if (!source || !target) return null;
+  const from = endOf(context, source);
+  const to = endOf(context, target);
+  if (from === to || from.links.some((link) => link.relation === relation.name && link.target === to.id)) return null;
+  return { kind: "link", source, relation: relation.name, target };
+}
+
+function copyGoal(context: Context, length: number): Goal | null {
+  const from = buildChain(context, length, () => true);
+  const to = buildChain(context, context.random.integer(0, length), () => true);
+  if (!from || !to) return null;
+  const source = endOf(context, from);
+  const target = endOf(context, to);
+  if (source === target) return null;
+  const pairs: Array<[FieldSpec, FieldSpec]> = [];
+  for (const fromField of fieldsOf(context, source.type).filter((field) => !field.code)) {
+    for (const toField of fieldsOf(context, target.type).filter(writable)) {
+      const compatible = fromField.kind === toField.kind && (fromField.kind !== "enum" || fromField.values?.join() === toField.values?.join());
+      if (compatible && source.fields[fromField.name] !== target.fields[toField.name]) pairs.push([fromField, toField]);
+    }
+  }
+  if (pairs.length === 0) return null;
+  const [fromField, toField] = context.random.pick(pairs);
+  return { kind: "copy", from, fromField: fromField.name, to, toField: toField.name, value: source.fields[fromField.name] as string | number };
+}
+
+function conditionalGoal(context: Context, length: number): Goal | null {
+  const suitable = (record: WorldRecord) => {
+    const fields = fieldsOf(context, record.type);
+    return fields.some((field) => field.kind === "integer" || field.kind === "money") && fields.some((field) => field.kind === "enum" && writable(field));
+  };
+  const chain = buildChain(context, length, suitable);
+  if (!chain) return null;
+  const end = endOf(context, chain);
+  const fields = fieldsOf(context, end.type);
+  const test = context.random.pick(fields.filter((field) => field.kind === "integer" || field.kind === "money"));
+  const target = context.random.pick(fields.filter((field) => field.kind === "enum" && writable(field)));
+  const observed = end.fields[test.name] as number;
+  const span = Math.max(1, Math.round(((test.max as number) - (test.min as number)) / 10));
+  const greater = context.random.chance(0.5);
+  const threshold = greater ? observed - context.random.integer(1, span) : observed + context.random.integer(0, span);
+  const values = target.values as readonly string[];
+  const correct = context.random.pick(values.filter((value) => value !== end.fields[target.name]));
+  const other = context.random.pick(values.filter((value) => value !== correct));
+  const [thenValue, elseValue] = greater ? [correct, other] : [other, correct];
+  return { kind: "conditional", chain, testField: test.name, threshold, field: target.name, thenValue, elseValue, value: correct };
+}
+
+function impossibleGoal(context: Context, length: number): Goal | null {
+  const { random } = context;
+  if (random.chance(0.5)) {
+    const base = buildChain(context, length, () => true);
+    if (!base) return null;
+    const startRecord = context.byId.get(base.ids[0] as string) as WorldRecord;
+    const name = nearDuplicate(startRecord.name, random);
+    if (!name || context.world.records.some((record) => record.name.toLowerCase() === name.toLowerCase())) return null;
+    const chain: Chain = { start: { by: "missing", type: startRecord.type, name }, relations: base.relations, ids: [] };
+    return { kind: "impossible", chain, reason: `no ${startRecord.type} is named "${name}"`, asked: random.chance(0.5) ? "lookup" : "update" };
+  }
+  const relation = random.pick(context.theme.relations.filter((candidate) => !candidate.functional));
+  const base = buildChain(context, Math.max(0, length - 1), (record) => record.type === relation.from && !record.links.some((link) => link.relation === relation.name));
+  if (!base) return null;
+  const chain: Chain = { start: base.start, relations: [...base.relations, relation.name], ids: base.ids };
+  return { kind: "impossible", chain, reason: `${base.ids[base.ids.length - 1]} has no "${relation.name}" link`, asked: random.chance(0.5) ? "lookup" : "update" };
+}
+
+/** Fields each goal reads and writes, so composite parts never interfere. */
+function touchedFields(goal: Goal): { reads: string[]; writes: string[] } {
+  const startField = (chain: Chain) => (chain.start.by === "code" || chain.start.by === "attribute" ? [`${chain.ids[0]}.${chain.start.field}`] : []);
+  const end = (chain: Chain) => chain.ids[chain.ids.length - 1];
+  switch (goal.kind) {
+    case "update":
+      return { reads: startField(goal.chain), writes: [`${end(goal.chain)}.${goal.field}`] };
+    case "copy":
+      return { reads: [...startField(goal.from), ...startField(goal.to), `${end(goal.from)}.${goal.fromField}`], writes: [`${end(goal.to)}.${goal.toField}`] };
+    case "conditional":
+      return { reads: [...startField(goal.chain), `${end(goal.chain)}.${goal.testField}`], writes: [`${end(goal.chain)}.${goal.field}`] };
+    case "link":
+      return { reads: [...startField(goal.source), ...startField(goal.target)], writes: [] };
+    default:
+      return { reads: [], writes: [] };
+  }
+}
+
+function pickFamily(context: Context): Family {
+  if (context.random.chance(context.config.impossibleRate)) return "impossible";
+  const weights = context.config.familyWeights;
+  const total = FAMILIES.reduce((sum, family) => sum + weights[family], 0);
+  let roll = context.random.next() * total;
+  for (const family of FAMILIES) {
+    roll -= weights[family];
+    if (roll < 0 && weights[family] > 0) return family;
+  }
+  return FAMILIES.find((family) => weights[family] > 0) as Family;
+}
+
+function mutationLength(context: Context): number {
+  const low = Math.max(0, context.config.minHops - 1);
+  return context.random.integer(low, Math.max(low, context.config.maxHops - 2));
+}
+
+function makeGoals(context: Context, family: Family): Goal[] | null {
+  const { random, config } = context;
+  const single = (kind: Family): Goal | null => {
+    switch (kind) {
+      case "lookup":
+        return lookupGoal(context, random.integer(config.minHops, config.maxHops));
+      case "update":
+        return updateGoal(context, mutationLength(context));
+      case "link":
+        return linkGoal(context, mutationLength(context));
+      case "copy":
+        return copyGoal(context, mutationLength(context));
+      case "conditional":
+        return conditionalGoal(context, mutationLength(context));
+      case "impossible":
+        return impossibleGoal(context, mutationLength(context));
+      default:
+        return null;
+    }
+  };
+  if (family !== "composite") {
+    const goal = single(family);
+    return goal ? [goal] : null;
+  }
+  const goals: Goal[] = [];
+  const reads = new Set<string>();
+  const writes = new Set<string>();
+  const parts = random.integer(2, 3);
+  for (let attempt = 0; attempt < 12 && goals.length < parts; attempt++) {
+    const goal = single(random.pick(["update", "link", "copy", "conditional"] as const));
+    if (!goal) continue;
+    const touched = touchedFields(goal);
+    if (touched.writes.some((key) => reads.has(key) || writes.has(key)) || touched.reads.some((key) => writes.has(key))) continue;
+    touched.reads.forEach((key) => reads.add(key));
+    touched.writes.forEach((key) => writes.add(key));
+    goals.push(goal);
+  }
+  return goals.length >= 2 ? goals : null;
+}
+
+function requirementsOf(goals: Goal[]): Requirement[] {
+  const end = (chain: Chain) => chain.ids[chain.ids.length - 1] as string;
+  const requirements: Requirement[] = [];
+  for (const goal of goals) {
+    if (goal.kind === "update") requirements.push({ kind: "field", id: end(goal.chain), field: goal.field, value: goal.value, mustBeGrounded: false });
+    if (goal.kind === "conditional") requirements.push({ kind: "field", id: end(goal.chain), field: goal.field, value: goal.value, mustBeGrounded: false });
+    if (goal.kind === "copy") requirements.push({ kind: "field", id: end(goal.to), field: goal.toField, value: goal.value, mustBeGrounded: true });
+    if (goal.kind === "link") requirements.push({ kind: "link", source: end(goal.source), relation: goal.relation, target: end(goal.target) });
+  }
+  return requirements;
+}
+
+export interface GenerateOptions {
+  envId: string;
+  split: string;
+  seed: number;
+  index: number;
+  config: SearchPlanConfig;
+  /** Themes allowed in this split. */
+  allowedThemes: readonly string[];
+}
+
+/** Generates one task: a world, a goal and its hidden plan. Pure function of its arguments. */
+export function generateTask(options: GenerateOptions): SearchPlanTask {
+  const { envId, split, seed, index, config } = options;
+  const themes = config.themes ?? options.allowedThemes;
+  for (const name of themes) {
+    if (!themeByName(name)) throw new EnvConfigError({ message: `${envId}: config key 'themes': unknown theme '${name}'; themes: ${[...IN_DISTRIBUTION_THEMES, ...OOD_THEMES].join(", ")}` });
+    if (!options.allowedThemes.includes(name)) throw new EnvConfigError({ message: `${envId}: config key 'themes': theme '${name}' is not available in split '${split}' (allowed: ${options.allowedThemes.join(", ")})` });
+  }
+  const random = createRandom(envId, split, seed, index);
+  const theme = themeByName(random.pick(themes)) as Theme;
+  const world = generateWorld(theme, config, random.fork("world"));
+  const byId = new Map(world.records.map((record) => [record.id, record]));
+  const byType = new Map<string, WorldRecord[]>();
+  for (const record of world.records) (byType.get(record.type) ?? byType.set(record.type, []).get(record.type))?.push(record);
+  const context: Context = { theme, config, random: random.fork("task"), world, byId, byType, clusterStart: world.cluster ? 0.5 : 0 };
+  let family = pickFamily(context);
+  let goals = makeGoals(context, family);
+  for (let attempt = 0; !goals && attempt < 8; attempt++) goals = makeGoals(context, family);
+  if (!goals) {
+    family = "lookup";
+    for (let attempt = 0; !goals; attempt++) goals = makeGoals(context, family) ?? (attempt > 50 ? [lookupGoal({ ...context, config: { ...config, minHops: 1, maxHops: 1 } }, 1) as Goal] : null);
+  }
+  const sentences = goals.map((goal) => goalSentence(goal, theme, (chain) => describeChain(chain, theme)));
+  const text = goals.length === 1 ? (sentences[0] as string) : `Do the following, in order: ${sentences.map((sentence, position) => `(${position + 1}) ${sentence}`).join(" ")}`;
+  const lookup = goals.find((goal) => goal.kind === "lookup");
+  const statedValues = new Set<string>();
+  for (const goal of goals) {
+    if (goal.kind === "update") statedValues.add(normalizeValue(goal.value));
+    if (goal.kind === "conditional") [goal.thenValue, goal.elseValue].forEach((value) => statedValues.add(normalizeValue(value)));
+  }
+  const chains = goals.flatMap((goal) => ("chain" in goal ? [goal.chain] : goal.kind === "link" ? [goal.source, goal.target] : goal.kind === "copy" ? [goal.from, goal.to] : []));
+  return {
+    env: envId,
+    split,
+    seed,
+    index,
+    theme: theme.name,
+    family: goals.some((goal) => goal.kind === "impossible") ? "impossible" : family,
+    text,
+    records: world.records,
+    goals,
+    status: goals.some((goal) => goal.kind === "impossible") ? "impossible" : "done",
+    answer: lookup && lookup.kind === "lookup" ? lookup.answer : null,
+    requirements: requirementsOf(goals),
+    statedValues: [...statedValues].sort(),
+    hops: Math.max(...chains.map((chain) => chain.relations.length + 1)),
+    slack: config.slack,
+  };
+}

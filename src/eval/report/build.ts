@@ -1,0 +1,260 @@
+import { UsageError } from "../../core/index.ts";
+import { mean } from "../statistics.ts";
+import type { ResultRecord } from "../suites/run-directory.ts";
+import { NOT_AVAILABLE } from "../suites/run-suite.ts";
+import { findingSentence } from "./findings.ts";
+import type { LoadedInputs, LoadedRun } from "./load.ts";
+import { findMismatches, refuseMismatches, type Mismatch } from "./mismatch.ts";
+import { CONFIDENCE, compareTasks, holmAdjust, isBinary, meanInterval, type PairedDifference } from "./statistics.ts";
+
+export const ALPHA = 0.05;
+
+export interface ReportCell {
+  model: string;
+  mean: number;
+  low: number;
+  high: number;
+  /** Tasks with a value (errored episodes excluded). */
+  n: number;
+  errored: number;
+  /** Scored episodes that lack this metric. */
+  missing: number;
+  directory: string;
+}
+
+export interface ReportComparison extends PairedDifference {
+  baseline: string;
+  treatment: string;
+  pHolm: number;
+  significant: boolean;
+}
+
+export interface ReportRow {
+  benchmark: string;
+  title: string;
+  metric: string;
+  env: string;
+  mode: string | null;
+  split: string | null;
+  status: "ok" | typeof NOT_AVAILABLE | "no runs";
+  reason: string | null;
+  cells: ReportCell[];
+  comparisons: ReportComparison[];
+  finding: string;
+  notes: string[];
+}
+
+export interface ReportRun {
+  benchmark: string;
+  model: string;
+  name: string;
+  agent: string;
+  directory: string;
+  status: string;
+  env: LoadedRun["metadata"]["env"];
+  generation: LoadedRun["metadata"]["generation"];
+  scored: number;
+  errored: number;
+  meanTurns: number;
+  turns: number[];
+  components: Record<string, number>;
+  notes: string[];
+}
+
+export interface Report {
+  schemaVersion: 1;
+  createdAt: string;
+  suite: string | null;
+  models: string[];
+  confidence: number;
+  alpha: number;
+  correction: "holm";
+  rows: ReportRow[];
+  runs: ReportRun[];
+  mismatches: Mismatch[];
+  mismatchAllowed: boolean;
+  errored: Array<{ benchmark: string; model: string; id: string; code: string; message: string }>;
+}
+
+/** The value of one metric in a result: `reward` is the total, anything else a key of `metrics`. */
+function metricValue(result: ResultRecord, metric: string): number | undefined {
+  const value = metric === "reward" ? result.reward : result.metrics?.[metric];
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** Per-task values (mean over scored samples), keyed by example id. */
+function taskValues(run: LoadedRun, metric: string): { values: Map<string, number>; missing: number; single: boolean } {
+  const byTask = new Map<string, number[]>();
+  let missing = 0;
+  for (const result of run.results) {
+    if (result.status !== "scored") continue;
+    const value = metricValue(result, metric);
+    if (value === undefined) {
+      missing++;
+      continue;
+    }
+    const key = String(result.example_id ?? result.id);
+    (byTask.get(key) ?? byTask.set(key, []).get(key)!).push(value);
+  }
+  const values = new Map<string, number>();
+  let single = true;
+  for (const [key, list] of byTask) {
+    if (list.length > 1) single = false;
+    values.set(key, mean(list));
+  }
+  return { values, missing, single };
+}
+
+function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
+  const scored = run.results.filter((result) => result.status === "scored");
+  const components: Record<string, number[]> = {};
+  for (const result of scored)
+    for (const [name, value] of Object.entries(result.metrics ?? {})) if (typeof value === "number") (components[name] ??= []).push(value);
+  const turns = run.results.map((result) => result.turns).filter((value) => typeof value === "number");
+  const metadata = run.metadata;
+  return {
+    benchmark,
+    model: metadata.model.label,
+    name: metadata.model.name,
+    agent: `${metadata.agent?.kind ?? "?"}:${metadata.agent?.id ?? "?"}`,
+    directory: run.directory,
+    status: metadata.status,
+    env: metadata.env,
+    generation: metadata.generation,
+    scored: scored.length,
+    errored: run.results.length - scored.length,
+    meanTurns: mean(turns),
+    turns,
+    components: Object.fromEntries(Object.entries(components).map(([name, values]) => [name, mean(values)])),
+    notes: run.notes,
+  };
+}
+
+/**
+ * Builds the report: one row per (benchmark, metric), one cell per model with its bootstrap CI, and for
+ * every model after the first the paired difference against the first, Holm-corrected across rows.
+ * Refuses runs whose generation paths or task sets differ unless `allowMismatch`.
+ */
+export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boolean } = {}): Report {
+  const manifestRows = inputs.manifests.flatMap(({ manifest }) => manifest.rows);
+  const modelOrder: string[] = [];
+  for (const { manifest } of inputs.manifests) for (const label of manifest.models) if (!modelOrder.includes(label)) modelOrder.push(label);
+  const byBenchmark = new Map<string, LoadedRun[]>();
+  for (const row of manifestRows) if (!byBenchmark.has(row.benchmark)) byBenchmark.set(row.benchmark, []);
+  for (const run of inputs.runs) {
+    const label = run.metadata.model.label;
+    if (!modelOrder.includes(label)) modelOrder.push(label);
+    const list = byBenchmark.get(run.metadata.benchmark) ?? byBenchmark.set(run.metadata.benchmark, []).get(run.metadata.benchmark)!;
+    const duplicate = list.find((other) => other.metadata.model.label === label);
+    if (duplicate) {
+      throw new UsageError({
+        code: "REPORT_DUPLICATE_RUN",
+        message: `two runs of ${run.metadata.benchmark} for model '${label}': ${duplicate.directory} and ${run.directory}; pass only one of them`,
+      });
+    }
+    list.push(run);
+  }
+  for (const list of byBenchmark.values()) list.sort((a, b) => modelOrder.indexOf(a.metadata.model.label) - modelOrder.indexOf(b.metadata.model.label));
+
+  const mismatches: Mismatch[] = [];
+  for (const [benchmark, list] of byBenchmark) for (const other of list.slice(1)) mismatches.push(...findMismatches(benchmark, list[0] as LoadedRun, other));
+  if (mismatches.length > 0 && !options.allowMismatch) refuseMismatches(mismatches);
+
+  const rows: ReportRow[] = [];
+  const runs: ReportRun[] = [];
+  for (const [benchmark, list] of byBenchmark) {
+    const manifestRow = manifestRows.find((row) => row.benchmark === benchmark);
+    const first = list[0];
+    const metrics = first?.metadata.metrics ?? manifestRow?.metrics ?? ["reward"];
+    const base = {
+      benchmark,
+      title: manifestRow?.title ?? benchmark,
+      env: first?.metadata.env.id ?? manifestRow?.env ?? benchmark,
+      mode: first?.metadata.env.mode ?? (typeof manifestRow?.config?.mode === "string" ? manifestRow.config.mode : null),
+      split: first?.metadata.env.split ?? manifestRow?.split ?? null,
+    };
+    if (!first) {
+      const status = manifestRow?.status === NOT_AVAILABLE ? NOT_AVAILABLE : "no runs";
+      const reason = manifestRow?.reason ?? "no run directory was found for this benchmark";
+      for (const metric of metrics)
+        rows.push({ ...base, metric, status, reason, cells: [], comparisons: [], finding: `not evaluated: ${status} (${reason})`, notes: [] });
+      continue;
+    }
+    for (const run of list) runs.push(summarizeRun(benchmark, run));
+    const rowMismatches = mismatches.filter((mismatch) => mismatch.benchmark === benchmark);
+    for (const metric of metrics) {
+      const perRun = list.map((run) => ({ run, ...taskValues(run, metric) }));
+      const cells: ReportCell[] = perRun.map(({ run, values, missing }) => {
+        const interval = meanInterval([...values.values()], `${benchmark}/${metric}/${run.metadata.model.label}`);
+        return {
+          model: run.metadata.model.label,
+          mean: interval.mean,
+          low: interval.low,
+          high: interval.high,
+          n: values.size,
+          errored: run.results.filter((result) => result.status === "errored").length,
+          missing,
+          directory: run.directory,
+        };
+      });
+      const baseline = perRun[0] as (typeof perRun)[number];
+      const comparisons: ReportComparison[] = perRun.slice(1).map((treatment) => {
+        const keys = [...baseline.values.keys()].filter((key) => treatment.values.has(key)).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+        const left = keys.map((key) => baseline.values.get(key) as number);
+        const right = keys.map((key) => treatment.values.get(key) as number);
+        const binary = baseline.single && treatment.single && isBinary(left) && isBinary(right);
+        const difference = compareTasks(left, right, { seed: `${benchmark}/${metric}/${treatment.run.metadata.model.label}`, binary });
+        return {
+          ...difference,
+          baseline: baseline.run.metadata.model.label,
+          treatment: treatment.run.metadata.model.label,
+          pHolm: Number.NaN,
+          significant: false,
+        };
+      });
+      const notes = [...new Set(list.flatMap((run) => run.notes.map((note) => `${run.metadata.model.label}: ${note}`)))];
+      for (const cell of cells) if (cell.missing > 0) notes.push(`${cell.model}: ${cell.missing} scored episodes have no '${metric}' value`);
+      if (rowMismatches.length > 0)
+        notes.push(`compared despite mismatches (--allow-mismatch): ${[...new Set(rowMismatches.map((mismatch) => mismatch.field))].join(", ")}`);
+      rows.push({ ...base, metric, status: "ok", reason: null, cells, comparisons, finding: "", notes });
+    }
+  }
+
+  // Holm across rows, separately for each (baseline, treatment) pair.
+  const pairs = new Set(rows.flatMap((row) => row.comparisons.map((comparison) => `${comparison.baseline}\u0000${comparison.treatment}`)));
+  for (const pair of pairs) {
+    const members = rows.flatMap((row) => row.comparisons.filter((comparison) => `${comparison.baseline}\u0000${comparison.treatment}` === pair));
+    const adjusted = holmAdjust(members.map((comparison) => comparison.pValue));
+    members.forEach((comparison, index) => {
+      comparison.pHolm = adjusted[index] as number;
+      comparison.significant = Number.isFinite(comparison.pHolm) && comparison.pHolm < ALPHA;
+    });
+  }
+  for (const row of rows) if (row.status === "ok") row.finding = findingSentence(row);
+
+  const errored = inputs.runs.flatMap((run) =>
+    run.results
+      .filter((result) => result.status === "errored")
+      .map((result) => ({
+        benchmark: run.metadata.benchmark,
+        model: run.metadata.model.label,
+        id: result.id,
+        code: result.error?.code ?? "UNKNOWN",
+        message: result.error?.message ?? "no error record",
+      })),
+  );
+  return {
+    schemaVersion: 1,
+    createdAt: new Date().toISOString(),
+    suite: inputs.manifests[0]?.manifest.suite ?? null,
+    models: modelOrder.filter((label) => runs.some((run) => run.model === label)),
+    confidence: CONFIDENCE,
+    alpha: ALPHA,
+    correction: "holm",
+    rows,
+    runs,
+    mismatches,
+    mismatchAllowed: mismatches.length > 0,
+    errored,
+  };
+}

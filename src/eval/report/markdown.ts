@@ -1,0 +1,144 @@
+import type { Report, ReportCell, ReportRow } from "./build.ts";
+import { formatInterval, formatPair, formatSigned, formatValue } from "./format.ts";
+
+const METRIC_NAMES: Record<string, string> = { em: "EM", f1: "F1", reward: "mean reward", return: "mean episode return", progression: "progression" };
+
+export function metricName(metric: string): string {
+  return METRIC_NAMES[metric] ?? metric;
+}
+
+export function benchmarkName(row: Pick<ReportRow, "title" | "mode">): string {
+  return row.mode ? `${row.title} (${row.mode})` : row.title;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+export function cellText(cell: ReportCell | undefined): string {
+  if (!cell) return "—";
+  const extras = [`n=${cell.n}`];
+  if (cell.errored > 0) extras.push(`${cell.errored} errored`);
+  if (cell.missing > 0) extras.push(`${cell.missing} missing`);
+  return `${formatValue(cell.mean)} ${formatInterval(cell.low, cell.high)} (${extras.join(", ")})`;
+}
+
+/** The evaluation table: one row per benchmark metric, one column per model, then Δ columns. */
+export function renderTable(report: Report): string {
+  const baseline = report.models[0];
+  const others = report.models.slice(1);
+  const header = ["Benchmark", "Metric", ...report.models.map((model) => `${model} (95% CI)`)];
+  for (const other of others) header.push(`Δ ${other} − ${baseline} (95% CI)`, `p (Holm)`, "significant at 0.05");
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
+  for (const row of report.rows) {
+    const cells = [benchmarkName(row), metricName(row.metric)];
+    if (row.status !== "ok") {
+      cells.push(...report.models.map(() => `**${row.status}**`));
+      for (let i = 0; i < others.length; i++) cells.push("—", "—", "—");
+      if (report.models.length === 0) cells.push(`**${row.status}**`);
+    } else {
+      cells.push(...report.models.map((model) => cellText(row.cells.find((cell) => cell.model === model))));
+      for (const other of others) {
+        const comparison = row.comparisons.find((candidate) => candidate.treatment === other);
+        if (!comparison || comparison.n === 0) cells.push("—", "—", "—");
+        else
+          cells.push(
+            `${formatSigned(comparison.delta)} ${formatInterval(comparison.low, comparison.high, true)}`,
+            formatPair(comparison),
+            comparison.significant ? "**yes**" : "no",
+          );
+      }
+    }
+    if (row.notes.some((note) => note.startsWith("compared despite mismatches"))) cells[0] = `${cells[0]} ⚠`;
+    lines.push(`| ${cells.map(escapeCell).join(" | ")} |`);
+  }
+  if (report.models.length === 0) lines[0] = `| Benchmark | Metric | Result |`;
+  if (report.models.length === 0) lines[1] = `|---|---|---|`;
+  return lines.join("\n");
+}
+
+export function renderFindings(report: Report): string {
+  return report.rows.map((row) => `- **${benchmarkName(row)} ${metricName(row.metric)}**: ${row.finding}`).join("\n");
+}
+
+export function renderNotes(report: Report): string {
+  const lines: string[] = [];
+  if (report.mismatchAllowed) {
+    lines.push(`- ⚠ **Compared despite mismatches (--allow-mismatch)**; the rows marked ⚠ are not apples to apples:`);
+    for (const mismatch of report.mismatches)
+      lines.push(
+        `  - ${mismatch.benchmark}: ${mismatch.kind === "generation" ? "generation path" : "task set"} field \`${mismatch.field}\` differs (${mismatch.detail})`,
+      );
+  }
+  for (const row of report.rows)
+    for (const note of row.notes) if (!note.startsWith("compared despite")) lines.push(`- ${benchmarkName(row)} ${metricName(row.metric)}: ${note}`);
+  return [...new Set(lines)].join("\n");
+}
+
+/** Generation settings per model (from its first run), then per benchmark: tasks, mode, protocol, turns. */
+export function renderGeneration(report: Report): string {
+  const json = (value: unknown) => (value === null || value === undefined ? "—" : `\`${JSON.stringify(value)}\``);
+  const lines = ["| Model | Served name | Agent | Sampling | Chat-template kwargs | Chat template hash | On no tool call |", "|---|---|---|---|---|---|---|"];
+  for (const model of report.models) {
+    const run = report.runs.find((candidate) => candidate.model === model);
+    if (!run) continue;
+    const generation = run.generation;
+    const hash = generation.chatTemplateHash ? `\`${generation.chatTemplateHash.slice(0, 19)}…\`` : "—";
+    lines.push(
+      `| ${[model, run.name, run.agent, json(generation.sampling), json(generation.chatTemplateKwargs), hash, generation.onNoToolCall].map((cell) => escapeCell(String(cell))).join(" | ")} |`,
+    );
+  }
+  lines.push(
+    "",
+    "| Benchmark | Environment | Split | Seed | n (tasks) | Samples | Mode | Protocol | Max turns | Scored / errored per model |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  );
+  const seen = new Set<string>();
+  for (const row of report.rows) {
+    if (seen.has(row.benchmark)) continue;
+    seen.add(row.benchmark);
+    const runs = report.runs.filter((run) => run.benchmark === row.benchmark);
+    const first = runs[0];
+    if (!first) {
+      lines.push(`| ${benchmarkName(row)} | ${row.env} | ${row.split ?? "—"} | — | — | — | ${row.mode ?? "—"} | — | — | ${row.status} |`);
+      continue;
+    }
+    const counts = runs.map((run) => `${run.model}: ${run.scored} / ${run.errored}`).join("; ");
+    const cells = [
+      benchmarkName(row),
+      first.env.id,
+      first.env.split,
+      first.env.seed,
+      first.env.n,
+      first.env.samples,
+      first.env.mode ?? "—",
+      first.generation.protocol,
+      first.generation.maxTurns ?? "env default",
+      counts,
+    ];
+    lines.push(`| ${cells.map((cell) => escapeCell(String(cell))).join(" | ")} |`);
+  }
+  return lines.join("\n");
+}
+
+export function renderErrored(report: Report): string {
+  if (report.errored.length === 0) return "None: every episode was scored.";
+  return report.errored.map((entry) => `- ${entry.benchmark} / ${entry.model} / \`${entry.id}\`: ${entry.code}: ${escapeCell(entry.message)}`).join("\n");
+}
+
+export function renderMarkdown(report: Report): string {
+  const sections = [
+    `# toolgym evaluation report${report.suite ? `: suite \`${report.suite}\`` : ""}`,
+    `Each cell: mean over tasks, ${report.confidence * 100}% bootstrap CI (resampling tasks), n scored tasks. Errored episodes are excluded from means and listed below.` +
+      (report.models.length > 1
+        ? ` Δ: paired difference against ${report.models[0]} (paired bootstrap CI; p from McNemar's exact test for binary metrics, else the paired bootstrap), Holm-corrected across rows at ${report.alpha}.`
+        : ""),
+    renderTable(report),
+    "## Findings",
+    renderFindings(report),
+  ];
+  const notes = renderNotes(report);
+  if (notes) sections.push("## Notes", notes);
+  sections.push("## Generation settings", renderGeneration(report), "## Errored episodes", renderErrored(report));
+  return `${sections.join("\n\n")}\n`;
+}

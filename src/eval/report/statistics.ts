@@ -1,0 +1,132 @@
+import { createRandom } from "../../core/index.ts";
+import { bootstrapMean, mean, percentile, type Interval } from "../statistics.ts";
+
+/** Bootstrap resamples for every interval and p-value in a report (p-value resolution 1e-4). */
+export const RESAMPLES = 10_000;
+export const CONFIDENCE = 0.95;
+
+export function meanInterval(values: readonly number[], seed: string): Interval {
+  return bootstrapMean(values, { resamples: RESAMPLES, confidence: CONFIDENCE, seed });
+}
+
+export interface PairedDifference {
+  /** Mean of (treatment − baseline) over paired tasks. */
+  delta: number;
+  low: number;
+  high: number;
+  /** Two-sided p-value for "no difference". */
+  pValue: number;
+  test: "paired bootstrap" | "McNemar exact";
+  /** True when no bootstrap resample was as extreme as the observation: `pValue` is then an upper bound. */
+  pFloor?: boolean;
+  n: number;
+  /** McNemar's discordant counts: baseline right / treatment wrong, and the reverse. */
+  discordant?: { baselineOnly: number; treatmentOnly: number };
+}
+
+/**
+ * Paired bootstrap over tasks: resamples the per-task differences with replacement. The CI is the
+ * percentile interval of the resampled mean differences; the p-value is the share of resampled means at
+ * least as far from the observed mean as the observed mean is from 0 (the null-shifted distribution).
+ */
+export function pairedBootstrap(baseline: readonly number[], treatment: readonly number[], options: { seed: string; resamples?: number }): PairedDifference {
+  if (baseline.length !== treatment.length) throw new RangeError("paired samples must have the same length");
+  const n = baseline.length;
+  const differences = baseline.map((value, index) => (treatment[index] as number) - value);
+  const delta = mean(differences);
+  if (n === 0) return { delta: Number.NaN, low: Number.NaN, high: Number.NaN, pValue: Number.NaN, test: "paired bootstrap", n };
+  const resamples = options.resamples ?? RESAMPLES;
+  const random = createRandom("paired-bootstrap", options.seed);
+  const means = new Float64Array(resamples);
+  let extreme = 0;
+  const observed = Math.abs(delta);
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += differences[Math.floor(random.next() * n)] as number;
+    const resampled = sum / n;
+    means[r] = resampled;
+    if (Math.abs(resampled - delta) >= observed - 1e-12) extreme++;
+  }
+  means.sort();
+  const alpha = 1 - CONFIDENCE;
+  const sorted = means as unknown as number[];
+  return {
+    delta,
+    low: percentile(sorted, alpha / 2),
+    high: percentile(sorted, 1 - alpha / 2),
+    pValue: Math.min(1, (extreme + 1) / (resamples + 1)),
+    test: "paired bootstrap",
+    ...(extreme === 0 ? { pFloor: true } : {}),
+    n,
+  };
+}
+
+/** log C(n, k) for k = 0..n, built incrementally (exact enough for n in the tens of thousands). */
+function logBinomialCoefficients(n: number): Float64Array {
+  const logs = new Float64Array(n + 1);
+  for (let k = 0; k < n; k++) logs[k + 1] = (logs[k] as number) + Math.log(n - k) - Math.log(k + 1);
+  return logs;
+}
+
+/** Two-sided exact binomial test of `successes` out of `trials` against p = 0.5 (doubled smaller tail). */
+export function binomialTwoSidedHalf(successes: number, trials: number): number {
+  if (trials === 0) return 1;
+  const k = Math.min(successes, trials - successes);
+  const logs = logBinomialCoefficients(trials);
+  const base = trials * Math.log(0.5);
+  let maximum = -Infinity;
+  for (let i = 0; i <= k; i++) maximum = Math.max(maximum, (logs[i] as number) + base);
+  let sum = 0;
+  for (let i = 0; i <= k; i++) sum += Math.exp((logs[i] as number) + base - maximum);
+  return Math.min(1, 2 * Math.exp(maximum + Math.log(sum)));
+}
+
+/** McNemar's exact test on paired binary outcomes: a binomial test on the discordant pairs. */
+export function mcnemarExact(baseline: readonly number[], treatment: readonly number[]): { baselineOnly: number; treatmentOnly: number; pValue: number } {
+  let baselineOnly = 0;
+  let treatmentOnly = 0;
+  for (let i = 0; i < baseline.length; i++) {
+    if (baseline[i] === 1 && treatment[i] === 0) baselineOnly++;
+    if (baseline[i] === 0 && treatment[i] === 1) treatmentOnly++;
+  }
+  return { baselineOnly, treatmentOnly, pValue: binomialTwoSidedHalf(baselineOnly, baselineOnly + treatmentOnly) };
+}
+
+export function isBinary(values: readonly number[]): boolean {
+  return values.every((value) => value === 0 || value === 1);
+}
+
+/**
+ * The paired difference for one benchmark metric: bootstrap CI always; the p-value from McNemar's exact
+ * test when both sides are binary (EM, success), else from the paired bootstrap.
+ */
+export function compareTasks(baseline: readonly number[], treatment: readonly number[], options: { seed: string; binary: boolean }): PairedDifference {
+  const bootstrap = pairedBootstrap(baseline, treatment, { seed: options.seed });
+  if (!options.binary) return bootstrap;
+  const exact = mcnemarExact(baseline, treatment);
+  return {
+    delta: bootstrap.delta,
+    low: bootstrap.low,
+    high: bootstrap.high,
+    n: bootstrap.n,
+    pValue: exact.pValue,
+    test: "McNemar exact",
+    discordant: { baselineOnly: exact.baselineOnly, treatmentOnly: exact.treatmentOnly },
+  };
+}
+
+/** Holm's step-down adjustment; NaN p-values are passed through and do not count as hypotheses. */
+export function holmAdjust(pValues: readonly number[]): number[] {
+  const order = pValues
+    .map((value, index) => ({ value, index }))
+    .filter((entry) => Number.isFinite(entry.value))
+    .sort((a, b) => a.value - b.value);
+  const adjusted = pValues.map(() => Number.NaN);
+  const m = order.length;
+  let running = 0;
+  order.forEach((entry, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * entry.value));
+    adjusted[entry.index] = running;
+  });
+  return adjusted;
+}

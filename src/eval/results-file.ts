@@ -1,0 +1,110 @@
+import { closeSync, existsSync, fsync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { DataError } from "../core/index.ts";
+
+/** What a finished episode contributes to a run summary (kept in memory instead of the whole line). */
+export interface ResultDigest {
+  id: string;
+  status: "scored" | "errored";
+  reward: number | null;
+  metrics: Record<string, number>;
+  turns: number;
+  termination: string;
+  formatErrors: number;
+  errorCode?: string;
+}
+
+export function digestOf(record: Record<string, unknown>): ResultDigest {
+  return {
+    id: String(record.id),
+    status: record.status === "errored" ? "errored" : "scored",
+    reward: typeof record.reward === "number" ? record.reward : null,
+    metrics: (record.metrics ?? {}) as Record<string, number>,
+    turns: Number(record.turns ?? 0),
+    termination: String(record.termination ?? ""),
+    formatErrors: Number(record.format_errors ?? 0),
+    ...(record.error && typeof record.error === "object" ? { errorCode: String((record.error as { code?: unknown }).code) } : {}),
+  };
+}
+
+/**
+ * Reads an existing results.jsonl for --resume. A torn last line (the process died mid-write: no
+ * trailing newline or unparseable) is cut off the file; a bad line anywhere else is a DataError.
+ * Returns one digest per distinct id (a duplicate id keeps the first line).
+ */
+export function readResultsForResume(path: string): ResultDigest[] {
+  if (!existsSync(path)) return [];
+  const buffer = readFileSync(path);
+  let end = buffer.length;
+  const lastNewline = buffer.lastIndexOf(0x0a);
+  if (lastNewline !== buffer.length - 1) end = lastNewline + 1;
+  const lines = buffer.subarray(0, end).toString("utf8").split("\n");
+  lines.pop();
+  const digests: ResultDigest[] = [];
+  const seen = new Set<string>();
+  for (let number = 0; number < lines.length; number++) {
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(lines[number] as string) as Record<string, unknown>;
+    } catch (error) {
+      if (number === lines.length - 1) {
+        end -= Buffer.byteLength(lines[number] as string) + 1;
+        break;
+      }
+      throw new DataError({ code: "RESULTS_CORRUPT", file: path, line: number + 1, message: `unparseable result line (${(error as Error).message}); remove the line and resume again`, cause: error });
+    }
+    const digest = digestOf(record);
+    if (seen.has(digest.id)) continue;
+    seen.add(digest.id);
+    digests.push(digest);
+  }
+  if (end !== buffer.length) {
+    const fd = openSync(path, "r+");
+    try {
+      ftruncateSync(fd, end);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return digests;
+}
+
+/**
+ * Appends result lines. Each line goes out in one write(2) on an O_APPEND descriptor, so once `append`
+ * returns the line is in the OS page cache: a SIGKILL afterwards cannot lose it. fsync runs at most every
+ * `syncIntervalMs` (and on close) to bound what a machine crash could lose.
+ */
+export class ResultsWriter {
+  private readonly fd: number;
+  private lastSync = Date.now();
+  private dirty = false;
+  private syncing = false;
+
+  constructor(
+    path: string,
+    private readonly syncIntervalMs = 200,
+  ) {
+    this.fd = openSync(path, "a");
+  }
+
+  append(record: unknown): void {
+    const buffer = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+    let offset = 0;
+    while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset);
+    this.dirty = true;
+    const now = Date.now();
+    if (!this.syncing && now - this.lastSync >= this.syncIntervalMs) {
+      // In the background: a slow disk must not stall the event loop (and with it every request in flight).
+      this.syncing = true;
+      this.dirty = false;
+      this.lastSync = now;
+      fsync(this.fd, () => {
+        this.syncing = false;
+      });
+    }
+  }
+
+  close(): void {
+    if (this.dirty || this.syncing) fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+}

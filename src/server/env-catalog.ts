@@ -1,0 +1,34 @@
+import { parseConfig, type AnyEnvironment, type ToolSpec } from "../core/index.ts";
+
+export interface EnvironmentEntry {
+  id: string;
+  version: string;
+  description: string;
+  protocol: string;
+  splits: readonly string[];
+  default_split: string;
+  /** The tool schemas of a default-config task (OpenAI function format), the ones the adapter binds. */
+  tools: ToolSpec[];
+}
+
+/**
+ * Describes each environment once (tool schemas come from starting one default task, since the
+ * contract exposes tools per episode) and caches the result.
+ */
+export function createEnvironmentCatalog(environments: Record<string, AnyEnvironment>): { list(): EnvironmentEntry[]; get(id: string): EnvironmentEntry | undefined } {
+  const cache = new Map<string, EnvironmentEntry>();
+  const describe = (env: AnyEnvironment): EnvironmentEntry => {
+    let entry = cache.get(env.id);
+    if (!entry) {
+      const config = parseConfig(env.id, env.configSchema, {});
+      const episode = env.start(env.generate({ split: env.defaultSplit, seed: 0, index: 0, config }));
+      entry = { id: env.id, version: env.version, description: env.description, protocol: env.protocol, splits: env.splits, default_split: env.defaultSplit, tools: episode.tools };
+      cache.set(env.id, entry);
+    }
+    return entry;
+  };
+  return {
+    list: () => Object.values(environments).map(describe),
+    get: (id) => (Object.hasOwn(environments, id) ? describe(environments[id] as AnyEnvironment) : undefined),
+  };
+}

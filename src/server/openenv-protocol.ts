@@ -1,0 +1,140 @@
+import { ServerError, ToolgymError, type JsonValue } from "../core/index.ts";
+import { describeSession, type Session, type SessionStore } from "./session-store.ts";
+
+/**
+ * OpenEnv's WebSocket protocol (`/ws`, one environment per connection), spoken over toolgym sessions:
+ * client frames `reset` / `step` / `state` / `close` / `mcp`, server frames `observation` / `state` /
+ * `mcp` / `error` (huggingface/OpenEnv `env_server`). Step actions are the MCP-style actions
+ * `{type: "list_tools"}` and `{type: "call_tool", tool_name, arguments}`.
+ */
+export type Frame = { type: string; data?: unknown };
+
+export interface OpenEnvReply {
+  frames: Frame[];
+  /** True after a `close` frame: the transport closes the socket once the frames are sent. */
+  close: boolean;
+}
+
+type ErrorCode = "INVALID_JSON" | "UNKNOWN_TYPE" | "VALIDATION_ERROR" | "EXECUTION_ERROR" | "CAPACITY_REACHED" | "SESSION_ERROR";
+
+function errorFrame(code: ErrorCode, message: string): Frame {
+  return { type: "error", data: { message, code } };
+}
+
+function codeFor(error: ServerError): ErrorCode {
+  if (error.code === "MAX_SESSIONS") return "CAPACITY_REACHED";
+  if (error.code === "SESSION_UNKNOWN") return "SESSION_ERROR";
+  if (error.code === "TOOL_FAILED" || error.code === "REWARD_FAILED" || error.code === "TASK_FAILED") return "EXECUTION_ERROR";
+  return "VALIDATION_ERROR";
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export class OpenEnvConnection {
+  private session: Session | undefined;
+  private readonly store: SessionStore;
+  private readonly defaultEnv: string | undefined;
+
+  constructor(options: { store: SessionStore; defaultEnv?: string }) {
+    this.store = options.store;
+    this.defaultEnv = options.defaultEnv;
+  }
+
+  /** Handles one text frame; never throws. */
+  handle(text: string): OpenEnvReply {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch (error) {
+      return { frames: [errorFrame("INVALID_JSON", `frame is not valid JSON: ${(error as Error).message.slice(0, 120)}`)], close: false };
+    }
+    if (!isObject(message) || typeof message.type !== "string") return { frames: [errorFrame("VALIDATION_ERROR", "a frame is a JSON object {type, data}")], close: false };
+    try {
+      switch (message.type) {
+        case "reset":
+          return { frames: [this.reset(message.data)], close: false };
+        case "step":
+          return { frames: [this.step(message.data)], close: false };
+        case "state":
+          return { frames: [this.state()], close: false };
+        case "close":
+          this.dispose();
+          return { frames: [], close: true };
+        case "mcp":
+          return { frames: [{ type: "mcp", data: this.mcp(message.data) }], close: false };
+        default:
+          return { frames: [errorFrame("UNKNOWN_TYPE", `unknown frame type '${message.type.slice(0, 40)}'; expected reset, step, state, close or mcp`)], close: false };
+      }
+    } catch (error) {
+      if (error instanceof ServerError) return { frames: [errorFrame(codeFor(error), error.message)], close: false };
+      const text = ToolgymError.isInstance(error) ? error.message : String((error as Error)?.message ?? error);
+      return { frames: [errorFrame("EXECUTION_ERROR", text)], close: false };
+    }
+  }
+
+  /** Closes this connection's session (socket closed or `close` frame). */
+  dispose(): void {
+    if (this.session) this.store.close(this.session.id);
+    this.session = undefined;
+  }
+
+  private current(): Session {
+    if (!this.session) throw new ServerError({ code: "SESSION_UNKNOWN", status: 400, message: "no episode yet; send {\"type\": \"reset\", \"data\": {\"env\": ..., \"seed\": ...}} first" });
+    return this.store.get(this.session.id);
+  }
+
+  private reset(data: unknown): Frame {
+    const options = isObject(data) ? data : {};
+    this.dispose();
+    const env = options.env ?? this.defaultEnv;
+    if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
+    this.session = this.store.create({ env: env as string, split: options.split as string | undefined, seed: options.seed as number | undefined, index: options.index as number | undefined, config: options.config });
+    const description = describeSession(this.session);
+    return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
+  }
+
+  private step(data: unknown): Frame {
+    if (!isObject(data)) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step data must be an action object, e.g. {type: 'call_tool', tool_name, arguments}" });
+    const session = this.current();
+    if (data.type === "list_tools") {
+      return { type: "observation", data: { observation: { tools: this.toolList() }, reward: null, done: session.episode.done } };
+    }
+    if (data.type !== "call_tool") throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
+    const outcome = this.store.call(session.id, data.tool_name, data.arguments ?? {});
+    const reward = outcome.done ? this.store.reward(session.id).total : null;
+    const error = outcome.is_error ? { error_type: outcome.error_kind === "unknown_tool" ? "tool_not_found" : outcome.error_kind === "invalid_arguments" ? "invalid_args" : "execution_error", message: outcome.content } : null;
+    return { type: "observation", data: { observation: { tool_name: data.tool_name, result: outcome.content, error }, reward, done: outcome.done } };
+  }
+
+  private state(): Frame {
+    if (!this.session) return { type: "state", data: { episode_id: null, step_count: 0 } };
+    const session = this.current();
+    return { type: "state", data: { episode_id: session.id, step_count: session.calls, env: session.env.id, done: session.episode.done } };
+  }
+
+  private toolList(): JsonValue[] {
+    return this.current().episode.tools.map((tool) => ({ name: tool.function.name, description: tool.function.description, inputSchema: tool.function.parameters, input_schema: tool.function.parameters }));
+  }
+
+  /** MCP JSON-RPC 2.0 over the socket: `tools/list` and `tools/call`. */
+  private mcp(data: unknown): Record<string, unknown> {
+    const request = isObject(data) ? data : {};
+    const id = (request.id as JsonValue | undefined) ?? null;
+    const error = (code: number, message: string) => ({ jsonrpc: "2.0", id, error: { code, message } });
+    if (request.jsonrpc !== "2.0" || typeof request.method !== "string") return error(-32600, "invalid JSON-RPC request: need {jsonrpc: '2.0', method, id}");
+    const params = isObject(request.params) ? request.params : {};
+    try {
+      if (request.method === "tools/list") return { jsonrpc: "2.0", id, result: { tools: this.toolList() } };
+      if (request.method === "tools/call") {
+        if (typeof params.name !== "string") return error(-32602, "tools/call needs params.name");
+        const outcome = this.store.call(this.current().id, params.name, params.arguments ?? {});
+        return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: outcome.content }], isError: outcome.is_error, structuredContent: { done: outcome.done } } };
+      }
+      return error(-32601, `method '${request.method.slice(0, 40)}' not found; supported: tools/list, tools/call`);
+    } catch (caught) {
+      return error(-32000, caught instanceof Error ? caught.message : String(caught));
+    }
+  }
+}

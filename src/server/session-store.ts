@@ -1,0 +1,250 @@
+import { randomUUID } from "node:crypto";
+import { ServerError, ToolgymError, parseConfig, type AnyEnvironment, type Episode, type Message, type RewardBreakdown, type TerminationReason, type ToolSpec } from "../core/index.ts";
+
+/** Where a session's task comes from; the same address always rebuilds the same task. */
+export interface SessionAddress {
+  env: string;
+  split?: string;
+  seed?: number;
+  index?: number;
+  /** An object, or JSON text (dataset rows carry the config as a string). */
+  config?: unknown;
+}
+
+export interface Session {
+  id: string;
+  env: AnyEnvironment;
+  split: string;
+  seed: number;
+  index: number;
+  episode: Episode;
+  maxTurns: number;
+  calls: number;
+  lastUsed: number;
+}
+
+export interface SessionStoreOptions {
+  environments: Record<string, AnyEnvironment>;
+  /** Refuse new sessions beyond this many open ones (429 MAX_SESSIONS). */
+  maxSessions: number;
+  /** Sessions unused for this long are closed by `reapIdle`. */
+  idleMilliseconds: number;
+  now?: () => number;
+}
+
+export interface EnvCounters {
+  sessions: number;
+  toolCalls: number;
+  toolErrors: number;
+  rewards: number;
+  rewardSum: number;
+}
+
+/** Server-side counters; tests and `GET /stats` read them to prove what went through the server. */
+export interface ServerCounters {
+  sessionsCreated: number;
+  sessionsClosed: number;
+  sessionsReaped: number;
+  toolCalls: number;
+  toolErrors: number;
+  rewards: number;
+  byEnv: Record<string, EnvCounters>;
+}
+
+export interface CallOutcome {
+  content: string;
+  is_error: boolean;
+  error_kind?: string;
+  done: boolean;
+  calls: number;
+}
+
+export interface RewardOutcome extends RewardBreakdown {
+  done: boolean;
+  ended_by: TerminationReason;
+  calls: number;
+}
+
+const endings: readonly TerminationReason[] = ["finished", "env_done", "max_turns", "no_tool_call", "errored"];
+
+function badRequest(code: string, message: string, status = 400): ServerError {
+  return new ServerError({ code, message, status });
+}
+
+function checkInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw badRequest("INVALID_FIELD", `'${name}' must be a non-negative integer, got ${JSON.stringify(value)?.slice(0, 40)}`);
+  }
+  return value;
+}
+
+/**
+ * Open episodes keyed by session id. Pure bookkeeping around `EnvironmentDefinition.start`: every error
+ * is a `ServerError` with a 4xx status, so the HTTP and WebSocket layers only translate it.
+ */
+export class SessionStore {
+  readonly counters: ServerCounters = { sessionsCreated: 0, sessionsClosed: 0, sessionsReaped: 0, toolCalls: 0, toolErrors: 0, rewards: 0, byEnv: {} };
+  private readonly sessions = new Map<string, Session>();
+  private readonly options: SessionStoreOptions;
+  private readonly now: () => number;
+
+  constructor(options: SessionStoreOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get maxSessions(): number {
+    return this.options.maxSessions;
+  }
+
+  environment(id: unknown): AnyEnvironment {
+    if (typeof id !== "string" || id === "") throw badRequest("INVALID_FIELD", "'env' must be an environment id string");
+    const env = Object.hasOwn(this.options.environments, id) ? this.options.environments[id] : undefined;
+    if (!env) throw badRequest("ENV_UNKNOWN", `unknown environment '${id.slice(0, 80)}'; available: ${Object.keys(this.options.environments).join(", ")}`, 404);
+    return env;
+  }
+
+  create(address: SessionAddress): Session {
+    const env = this.environment(address.env);
+    if (this.sessions.size >= this.options.maxSessions) {
+      throw badRequest("MAX_SESSIONS", `the server already holds ${this.sessions.size} sessions (--max-sessions ${this.options.maxSessions}); close finished sessions or restart 'toolgym serve' with a larger --max-sessions`, 429);
+    }
+    const split = address.split ?? env.defaultSplit;
+    if (typeof split !== "string" || !env.splits.includes(split)) {
+      throw badRequest("SPLIT_UNKNOWN", `${env.id}: unknown split ${JSON.stringify(split)?.slice(0, 40)}; available: ${env.splits.join(", ")}`);
+    }
+    const seed = checkInteger("seed", address.seed, 0);
+    const index = checkInteger("index", address.index, 0);
+    let config: unknown;
+    try {
+      config = parseConfig(env.id, env.configSchema, address.config ?? {});
+    } catch (error) {
+      throw badRequest("CONFIG_INVALID", ToolgymError.isInstance(error) ? error.message : String(error));
+    }
+    let episode: Episode;
+    let maxTurns: number;
+    try {
+      const task = env.generate({ split, seed, index, config });
+      episode = env.start(task);
+      maxTurns = env.maxTurns(task);
+    } catch (error) {
+      throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
+    }
+    const session: Session = { id: randomUUID(), env, split, seed, index, episode, maxTurns, calls: 0, lastUsed: this.now() };
+    this.sessions.set(session.id, session);
+    this.counters.sessionsCreated++;
+    this.envCounters(env.id).sessions++;
+    return session;
+  }
+
+  get(id: unknown): Session {
+    const session = typeof id === "string" ? this.sessions.get(id) : undefined;
+    if (!session) throw badRequest("SESSION_UNKNOWN", `unknown or expired session ${JSON.stringify(id)?.slice(0, 60)}; create one with POST /sessions (idle sessions are closed after ${Math.round(this.options.idleMilliseconds / 1000)} s)`, 404);
+    session.lastUsed = this.now();
+    return session;
+  }
+
+  call(id: unknown, name: unknown, args: unknown): CallOutcome {
+    const session = this.get(id);
+    if (typeof name !== "string" || name === "") throw badRequest("INVALID_FIELD", "'name' must be the tool name as a string");
+    if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) {
+      throw badRequest("INVALID_FIELD", "'arguments' must be a JSON object of the tool's parameters");
+    }
+    const counters = this.envCounters(session.env.id);
+    session.calls++;
+    this.counters.toolCalls++;
+    counters.toolCalls++;
+    if (session.episode.done) {
+      this.counters.toolErrors++;
+      counters.toolErrors++;
+      return { content: JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" }), is_error: true, error_kind: "after_finish", done: true, calls: session.calls };
+    }
+    let result;
+    try {
+      result = session.episode.call(name, args ?? {});
+    } catch (error) {
+      throw badRequest("TOOL_FAILED", `${session.env.id}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
+    }
+    if (result.isError) {
+      this.counters.toolErrors++;
+      counters.toolErrors++;
+    }
+    return { content: result.content, is_error: result.isError, ...(result.errorKind ? { error_kind: result.errorKind } : {}), done: session.episode.done, calls: session.calls };
+  }
+
+  /**
+   * The reward breakdown as the episode stands. Without `endedBy`, a finished episode counts as `finished`
+   * and an unfinished one as `no_tool_call` (TRL's tool loop stops when the model stops calling tools).
+   */
+  reward(id: unknown, endedBy?: unknown): RewardOutcome {
+    const session = this.get(id);
+    if (endedBy !== undefined && !endings.includes(endedBy as TerminationReason)) {
+      throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${endings.join(", ")}`);
+    }
+    const ending = (endedBy as TerminationReason | undefined) ?? (session.episode.done ? "finished" : session.calls >= session.maxTurns ? "max_turns" : "no_tool_call");
+    let breakdown: RewardBreakdown;
+    try {
+      breakdown = session.episode.reward({ turnsUsed: Math.max(1, session.calls), maxTurns: session.maxTurns, endedBy: ending });
+    } catch (error) {
+      throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${(error as Error).message}`, 422);
+    }
+    this.counters.rewards++;
+    const counters = this.envCounters(session.env.id);
+    counters.rewards++;
+    if (typeof breakdown.total === "number") counters.rewardSum += breakdown.total;
+    return { ...breakdown, done: session.episode.done, ended_by: ending, calls: session.calls };
+  }
+
+  close(id: unknown): boolean {
+    if (typeof id !== "string" || !this.sessions.delete(id)) return false;
+    this.counters.sessionsClosed++;
+    return true;
+  }
+
+  /** Closes sessions idle for longer than the configured time; returns how many were closed. */
+  reapIdle(): number {
+    const limit = this.now() - this.options.idleMilliseconds;
+    let reaped = 0;
+    for (const [id, session] of this.sessions) {
+      if (session.lastUsed < limit) {
+        this.sessions.delete(id);
+        reaped++;
+      }
+    }
+    this.counters.sessionsReaped += reaped;
+    return reaped;
+  }
+
+  closeAll(): void {
+    this.sessions.clear();
+  }
+
+  private envCounters(envId: string): EnvCounters {
+    let counters = this.counters.byEnv[envId];
+    if (!counters) {
+      counters = { sessions: 0, toolCalls: 0, toolErrors: 0, rewards: 0, rewardSum: 0 };
+      this.counters.byEnv[envId] = counters;
+    }
+    return counters;
+  }
+}
+
+/** The prompt and tools a new session starts from, as sent to clients. */
+export function describeSession(session: Session): { session_id: string; env: string; split: string; seed: number; index: number; protocol: string; max_turns: number; messages: Message[]; tools: ToolSpec[] } {
+  return {
+    session_id: session.id,
+    env: session.env.id,
+    split: session.split,
+    seed: session.seed,
+    index: session.index,
+    protocol: session.episode.protocol,
+    max_turns: session.maxTurns,
+    messages: session.episode.messages,
+    tools: session.episode.tools,
+  };
+}

@@ -1,0 +1,84 @@
+import type { AddressInfo } from "node:net";
+import { serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
+import { WebSocketServer } from "ws";
+import type { AnyEnvironment } from "../core/index.ts";
+import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
+import { OpenEnvConnection } from "./openenv-protocol.ts";
+
+export interface StartServerOptions extends ServerAppOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+}
+
+export interface RunningServer extends ServerApp {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Adds the OpenEnv WebSocket endpoint `/ws` (optionally `/ws?env=ID`) to a server app. */
+function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, AnyEnvironment>): void {
+  const ids = Object.keys(environments);
+  serverApp.app.get(
+    "/ws",
+    async (c, next) => {
+      if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return c.json(errorBody("UPGRADE_REQUIRED", "/ws speaks OpenEnv's WebSocket protocol; connect with a WebSocket client"), 426);
+      const token = serverApp.options.token;
+      if (token && !tokenMatches(token, c.req.header("authorization")) && c.req.query("token") !== token) {
+        return c.json(errorBody("UNAUTHORIZED", "missing or wrong bearer token"), 401);
+      }
+      await next();
+    },
+    upgradeWebSocket((c) => {
+      const requested = c.req.query("env");
+      const connection = new OpenEnvConnection({ store: serverApp.store, defaultEnv: requested ?? (ids.length === 1 ? ids[0] : undefined) });
+      return {
+        onMessage(event, socket) {
+          const text = typeof event.data === "string" ? event.data : Buffer.from(event.data as ArrayBuffer).toString("utf8");
+          const reply = connection.handle(text);
+          for (const frame of reply.frames) socket.send(JSON.stringify(frame));
+          if (reply.close) socket.close(1000, "closed by client");
+        },
+        onClose() {
+          connection.dispose();
+        },
+        onError() {
+          connection.dispose();
+        },
+      };
+    }),
+  );
+}
+
+/** Starts `toolgym serve`: the HTTP app plus `/ws`, and a timer that closes idle sessions. */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const serverApp = createServerApp(options);
+  addWebSocketRoute(serverApp, options.environments);
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: serverApp.options.maxBodyBytes });
+  const host = options.host ?? "127.0.0.1";
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const created = serve({ fetch: serverApp.app.fetch, hostname: host, port: options.port ?? 8765, websocket: { server: sockets } }, () => resolve(created));
+    created.once("error", reject);
+  });
+  server.on("error", () => undefined);
+  const reapEvery = Math.max(250, Math.min(60_000, (serverApp.options.idleSeconds * 1000) / 4));
+  const timer = setInterval(() => serverApp.store.reapIdle(), reapEvery);
+  timer.unref();
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    ...serverApp,
+    url: `http://${shownHost}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(timer);
+        for (const client of sockets.clients) client.terminate();
+        sockets.close();
+        serverApp.store.closeAll();
+        if ("closeAllConnections" in server) server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,94 @@
+import { createWriteStream, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { ByteWriter, parquetWrite } from "hyparquet-writer";
+import { UsageError, parseConfig, type AnyEnvironment } from "../core/index.ts";
+
+/**
+ * One GRPO prompt row. TRL passes every column to the environment's `reset(**row)`, which rebuilds the
+ * same task from `(env, split, seed, index, config)`, so all G completions of a group face one task.
+ * `config` is JSON text: an object column would get a different Arrow struct type per config.
+ */
+export interface PromptRow {
+  prompt: { role: string; content: string }[];
+  env: string;
+  split: string;
+  seed: number;
+  index: number;
+  config: string;
+}
+
+export interface PromptDatasetOptions {
+  env: AnyEnvironment;
+  split: string;
+  n: number;
+  seed: number;
+  /** User config (object or JSON text); validated with the environment's schema. */
+  config?: unknown;
+}
+
+export function* generatePromptRows(options: PromptDatasetOptions): Generator<PromptRow> {
+  const { env, split, n, seed } = options;
+  if (!env.splits.includes(split)) throw new UsageError({ message: `${env.id}: unknown split '${split}'; available: ${env.splits.join(", ")}` });
+  if (!Number.isInteger(n) || n < 1) throw new UsageError({ message: `--n must be a positive integer, got ${n}` });
+  const config = parseConfig(env.id, env.configSchema, options.config ?? {});
+  const configText = JSON.stringify(config);
+  for (let index = 0; index < n; index++) {
+    const episode = env.start(env.generate({ split, seed, index, config }));
+    const prompt = episode.messages.map((message) => ({ role: message.role, content: message.content ?? "" }));
+    yield { prompt, env: env.id, split, seed, index, config: configText };
+  }
+}
+
+async function writeJsonl(path: string, rows: Iterable<PromptRow>): Promise<number> {
+  const stream = createWriteStream(path);
+  let count = 0;
+  for (const row of rows) {
+    if (!stream.write(`${JSON.stringify(row)}\n`)) await once(stream, "drain");
+    count++;
+  }
+  stream.end();
+  await once(stream, "finish");
+  return count;
+}
+
+/** Parquet with `prompt: LIST<STRUCT<role, content>>`, the layout HF `datasets` reads as chat messages. */
+function writeParquet(path: string, rows: Iterable<PromptRow>): number {
+  const all = [...rows];
+  const writer = new ByteWriter();
+  const text = { type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" } as const;
+  parquetWrite({
+    writer,
+    columnData: [
+      { name: "prompt", data: all.map((row) => row.prompt) },
+      { name: "env", data: all.map((row) => row.env) },
+      { name: "split", data: all.map((row) => row.split) },
+      { name: "seed", data: all.map((row) => BigInt(row.seed)) },
+      { name: "index", data: all.map((row) => BigInt(row.index)) },
+      { name: "config", data: all.map((row) => row.config) },
+    ],
+    schema: [
+      { name: "root", num_children: 6 },
+      { name: "prompt", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
+      { name: "list", repetition_type: "REPEATED", num_children: 1 },
+      { name: "element", repetition_type: "REQUIRED", num_children: 2 },
+      { name: "role", ...text },
+      { name: "content", ...text },
+      { name: "env", ...text },
+      { name: "split", ...text },
+      { name: "seed", type: "INT64", repetition_type: "REQUIRED" },
+      { name: "index", type: "INT64", repetition_type: "REQUIRED" },
+      { name: "config", ...text },
+    ],
+    kvMetadata: [{ key: "toolgym.dataset", value: JSON.stringify({ version: 1 }) }],
+  });
+  writeFileSync(path, new Uint8Array(writer.getBuffer()));
+  return all.length;
+}
+
+/** Writes the prompt dataset as JSONL or Parquet (chosen by the file extension); returns the row count. */
+export async function writePromptDataset(options: PromptDatasetOptions & { out: string }): Promise<number> {
+  const rows = generatePromptRows(options);
+  if (options.out.endsWith(".jsonl")) return writeJsonl(options.out, rows);
+  if (options.out.endsWith(".parquet")) return writeParquet(options.out, rows);
+  throw new UsageError({ message: `--out must end in .jsonl or .parquet, got '${options.out}'` });
+}

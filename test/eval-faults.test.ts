@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { getEnvironment } from "../src/envs/registry.ts";
+import { parseConfig } from "../src/core/index.ts";
+import { runEvaluation } from "../src/eval/run-evaluation.ts";
+import { MODEL_FAULTS, TRANSPORT_FAULTS, mockOracleResponder, startFaultServer, type FaultServer } from "../src/testing/fault-server.ts";
+
+/** Which format-error kind each injected model fault must produce (one each). */
+const EXPECTED_KIND: Record<(typeof MODEL_FAULTS)[number], string> = {
+  truncated: "truncated",
+  invalid_arguments: "invalid_json_arguments",
+  unparsed_tool_call: "unparsed_tool_call",
+  hermes_in_content: "unparsed_tool_call",
+  empty: "empty_response",
+  unknown_tool: "unknown_tool",
+  no_tool_call: "no_tool_call",
+};
+
+describe("eval harness under injected faults", () => {
+  let server: FaultServer;
+  let out: string;
+  before(async () => {
+    server = await startFaultServer({ respond: mockOracleResponder, faultRate: 0.2, seed: 7 });
+    out = mkdtempSync(join(tmpdir(), "toolgym-eval-faults-"));
+  });
+  after(async () => {
+    await server.close();
+    if (!process.env.KEEP) rmSync(out, { recursive: true, force: true });
+    else console.log(out);
+  });
+
+  it("completes 500 episodes with 20% of requests failing in assorted ways; every episode is scored or errored with its reason and the counts reconcile", async () => {
+    const env = getEnvironment("mock");
+    const [summary] = await runEvaluation({
+      rows: [{ env, config: parseConfig("mock", env.configSchema, "{}"), split: "eval", seed: 0, n: 500 }],
+      models: [{ kind: "openai", label: "faulty", name: "scripted", baseUrls: [server.url], apiKey: "sk-secret-never-written", timeoutMs: 10_000, maxRetries: 2, backoffMs: 2 }],
+      out,
+      concurrency: 64,
+      quiet: true,
+    });
+    assert.ok(summary);
+    const lines = readFileSync(join(summary.dir, "results.jsonl"), "utf8").trimEnd().split("\n");
+    const results = lines.map((line) => JSON.parse(line));
+    const metadata = JSON.parse(readFileSync(join(summary.dir, "metadata.json"), "utf8"));
+
+    // Every episode exactly once, each scored (with a reward) or errored (with its reason, no reward).
+    assert.equal(results.length, 500);
+    assert.equal(new Set(results.map((result) => result.id)).size, 500);
+    let errored = 0;
+    for (const result of results) {
+      if (result.status === "errored") {
+        errored++;
+        assert.equal(result.reward, null);
+        assert.equal(result.error.code, "PROVIDER_RETRIES_EXHAUSTED");
+        assert.match(result.error.message, /after 3 attempts; last error: /);
+      } else {
+        assert.equal(result.status, "scored");
+        assert.equal(typeof result.reward, "number");
+        assert.equal(result.error, null);
+      }
+      assert.equal(result.format_errors, result.info.trajectory.formatErrors.count);
+    }
+    assert.ok(errored > 0, "some episodes exhaust their retries at this fault rate");
+    assert.ok(errored < 100);
+    assert.equal(summary.errored, errored);
+    assert.equal(summary.scored, 500 - errored);
+    assert.deepEqual(metadata.counts, { scored: 500 - errored, errored });
+    assert.equal(metadata.status, "complete");
+
+    // Requests were well formed; every transport fault the server injected was seen (and retried) by the client.
+    assert.equal(server.counts.invalid, 0);
+    const transport = TRANSPORT_FAULTS.reduce((sum, fault) => sum + (server.counts.byFault[fault] ?? 0), 0);
+    for (const fault of TRANSPORT_FAULTS) assert.ok((server.counts.byFault[fault] ?? 0) > 0, `fault ${fault} was injected`);
+    assert.equal(metadata.provider.failedAttempts, transport, JSON.stringify({ server: server.counts, client: metadata.provider }));
+    assert.equal(metadata.provider.requests, server.counts.requests);
+
+    // Every injected model fault became exactly one counted format error of the right kind.
+    const expected: Record<string, number> = {};
+    for (const fault of MODEL_FAULTS) {
+      assert.ok((server.counts.byFault[fault] ?? 0) > 0, `fault ${fault} was injected`);
+      expected[EXPECTED_KIND[fault]] = (expected[EXPECTED_KIND[fault]] ?? 0) + (server.counts.byFault[fault] ?? 0);
+    }
+    const counted: Record<string, number> = {};
+    for (const result of results) {
+      for (const [kind, count] of Object.entries(result.info.trajectory.formatErrors.byKind as Record<string, number>)) counted[kind] = (counted[kind] ?? 0) + count;
+    }
+    assert.deepEqual(counted, expected);
+    assert.equal(summary.formatErrors, Object.values(expected).reduce((sum, count) => sum + count, 0));
+
+    // The API key never reaches a file.
+    assert.ok(!readFileSync(join(summary.dir, "metadata.json"), "utf8").includes("sk-secret"));
+    assert.ok(!lines.some((line) => line.includes("sk-secret")));
+  });
+});

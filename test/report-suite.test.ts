@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ENVIRONMENTS } from "../src/envs/registry.ts";
+import { SEED_BENCHMARKS, builtinSuite, builtinSuiteNames } from "../src/eval/suites/builtin.ts";
+import { resolveSuite } from "../src/eval/suites/command.ts";
+import { parseModelTarget, type SuiteManifest } from "../src/eval/suites/run-suite.ts";
+import { runCli } from "./report-support.ts";
+
+const SEED_TITLES: Record<(typeof SEED_BENCHMARKS)[number], RegExp> = {
+  musique: /^\| MuSiQue( \(search\))? \| EM \|/m,
+  "2wiki": /^\| 2WikiMultihopQA( \(search\))? \| EM \|/m,
+  search_plan_ood: /^\| search_plan_ood \| mean reward \|/m,
+  babyai: /^\| BALROG BabyAI \| mean episode return \|/m,
+};
+
+describe("suites: quick with the scripted agents, then the card", () => {
+  let root: string;
+  before(() => {
+    root = mkdtempSync(join(tmpdir(), "toolgym-suite-"));
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it("seed-card has the seed's rows and n; quick the same rows; one suite per environment", () => {
+    const seed = builtinSuite("seed-card", { dataDir: "/data" })!;
+    assert.deepEqual(
+      seed.rows.map((row) => [row.benchmark, row.env, row.n, row.metrics.join("/")]),
+      [
+        ["musique", "musique", 2417, "em/f1"],
+        ["2wiki", "2wiki", 12576, "em/f1"],
+        ["search_plan_ood", "search_plan_ood", 100, "reward"],
+        ["babyai", "babyai", 50, "return"],
+      ],
+    );
+    assert.equal(seed.rows[0]!.config.data_dir, "/data");
+    assert.deepEqual(
+      builtinSuite("quick")!.rows.map((row) => row.benchmark),
+      [...SEED_BENCHMARKS],
+    );
+    for (const id of Object.keys(ENVIRONMENTS)) assert.ok(builtinSuiteNames().includes(id) && builtinSuite(id)!.rows[0]!.env === id);
+    assert.deepEqual(parseModelTarget("base=http://a:1/v1,http://b:1/v1#Qwen/Qwen3-4B"), {
+      label: "base",
+      baseUrls: ["http://a:1/v1", "http://b:1/v1"],
+      name: "Qwen/Qwen3-4B",
+    });
+    assert.throws(() => parseModelTarget("Qwen/Qwen3-4B"), /LABEL=URL#MODEL/);
+  });
+
+  it("user suites load from JSON and YAML; bad ones name the field", () => {
+    const yamlFile = join(root, "mine.yaml");
+    writeFileSync(yamlFile, "name: mine\nrows:\n  - benchmark: lookup\n    env: mock\n    n: 3\n  - benchmark: future\n    env: not_built_yet\n    n: 2\n");
+    const suite = resolveSuite(yamlFile);
+    assert.deepEqual(
+      suite.rows.map((row) => [row.benchmark, row.seed, row.metrics]),
+      [
+        ["lookup", 0, ["reward"]],
+        ["future", 0, ["reward"]],
+      ],
+    );
+    const jsonFile = join(root, "bad.json");
+    writeFileSync(jsonFile, JSON.stringify({ name: "bad", rows: [{ benchmark: "x", env: "mock", n: -1 }] }));
+    assert.throws(() => resolveSuite(jsonFile), /bad\.json: field 'rows\.0\.n'/);
+    assert.throws(() => resolveSuite("no-such-suite"), /unknown suite 'no-such-suite'; built in: seed-card, quick/);
+  });
+
+  it("`toolgym eval --suite quick` then `toolgym report … --card` has a row for every seed benchmark", async () => {
+    const out = join(root, "quick");
+    const evaluated = await runCli(["eval", "--suite", "quick", "--out", out, "--quiet"]);
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    const manifest = JSON.parse(readFileSync(join(out, "suite.json"), "utf8")) as SuiteManifest;
+    assert.deepEqual(
+      manifest.rows.map((row) => row.benchmark),
+      [...SEED_BENCHMARKS],
+    );
+    for (const row of manifest.rows) {
+      const registered = Object.hasOwn(ENVIRONMENTS, row.env);
+      assert.equal(row.status, registered ? "ran" : "environment not available", row.benchmark);
+      assert.equal(row.runs.length, registered ? 1 : 0);
+    }
+    const cardFile = join(out, "README.md");
+    const reported = await runCli(["report", out, "--card", "--out", cardFile]);
+    assert.equal(reported.code, 0, reported.stderr);
+    const card = readFileSync(cardFile, "utf8");
+    for (const benchmark of SEED_BENCHMARKS) {
+      assert.match(card, SEED_TITLES[benchmark], `the card has a ${benchmark} row`);
+      const row = manifest.rows.find((candidate) => candidate.benchmark === benchmark)!;
+      const line = card.split("\n").find((candidate) => SEED_TITLES[benchmark].test(candidate))!;
+      if (row.status === "ran") assert.match(line, /\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] \(n=\d+\)/, `${benchmark} has a value with its CI`);
+      else assert.match(line, /\*\*environment not available\*\*/, `${benchmark} says its environment is missing`);
+    }
+    assert.match(card, /## Generation settings and per-benchmark n/);
+    assert.match(card, /npx toolgym eval --suite quick --out runs\/card/);
+  });
+});

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ENVIRONMENTS } from "../src/envs/registry.ts";
+import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { createServerApp } from "../src/server/app.ts";
+import { OpenEnvConnection } from "../src/server/openenv-protocol.ts";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function request(app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> }) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Json }> => {
+    const init: RequestInit = { method, headers: { "content-type": "application/json", ...headers } };
+    if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+    const response = await app.request(path, init);
+    return { status: response.status, json: (await response.json()) as Json };
+  };
+}
+
+describe("server app (app.request)", () => {
+  it("lists every registered environment with its tool schemas", async () => {
+    const { app } = createServerApp({ environments: ENVIRONMENTS });
+    const call = request(app);
+    const health = await call("GET", "/health");
+    assert.equal(health.status, 200);
+    assert.equal(health.json.status, "healthy");
+    const envs = await call("GET", "/envs");
+    assert.deepEqual(envs.json.environments.map((entry: Json) => entry.id).sort(), Object.keys(ENVIRONMENTS).sort());
+    const mock = await call("GET", "/envs/mock");
+    assert.deepEqual(mock.json.tools.map((tool: Json) => tool.function.name), ["lookup", "finish"]);
+    assert.equal((await call("GET", "/envs/nope")).status, 404);
+  });
+
+  it("runs an episode: create → call → reward → close, matching the environment run in-process", async () => {
+    const { app, store } = createServerApp({ environments: ENVIRONMENTS });
+    const call = request(app);
+    const created = await call("POST", "/sessions", { env: "mock", split: "train", seed: 4, index: 2, config: '{"keys": 6}' });
+    assert.equal(created.status, 201);
+    const task = mockEnvironment.generate({ split: "train", seed: 4, index: 2, config: { keys: 6 } });
+    assert.deepEqual(created.json.messages, mockEnvironment.start(task).messages);
+    const id = created.json.session_id as string;
+    const looked = await call("POST", `/sessions/${id}/call`, { name: "lookup", arguments: { key: task.key } });
+    assert.equal(looked.status, 200);
+    assert.deepEqual(JSON.parse(looked.json.content), { key: task.key, value: task.answer });
+    assert.equal(looked.json.done, false);
+    const unfinished = await call("GET", `/sessions/${id}/reward`);
+    assert.equal(unfinished.json.ended_by, "no_tool_call");
+    const finished = await call("POST", `/sessions/${id}/call`, { name: "finish", arguments: { answer: task.answer } });
+    assert.equal(finished.json.done, true);
+    const reward = await call("GET", `/sessions/${id}/reward`);
+    assert.equal(reward.json.total, 1);
+    assert.deepEqual(reward.json.components, { outcome: 1, stop: 1 });
+    const after = await call("POST", `/sessions/${id}/call`, { name: "lookup", arguments: { key: task.key } });
+    assert.equal(after.json.error_kind, "after_finish");
+    assert.equal((await call("DELETE", `/sessions/${id}`)).status, 200);
+    assert.equal((await call("DELETE", `/sessions/${id}`)).json.error.code, "SESSION_UNKNOWN");
+    assert.equal(store.counters.toolCalls, 3);
+    assert.equal(store.counters.rewards, 2);
+    assert.equal(store.size, 0);
+  });
+
+  it("answers bad requests with a 4xx JSON error naming the problem", async () => {
+    const { app } = createServerApp({ environments: ENVIRONMENTS, maxBodyBytes: 1000 });
+    const call = request(app);
+    const cases: [string, string, unknown, number, string][] = [
+      ["POST", "/sessions", "{not json", 400, "INVALID_JSON"],
+      ["POST", "/sessions", [1, 2], 400, "INVALID_BODY"],
+      ["POST", "/sessions", { env: "nope" }, 404, "ENV_UNKNOWN"],
+      ["POST", "/sessions", { env: 7 }, 400, "INVALID_FIELD"],
+      ["POST", "/sessions", { env: "mock", split: "nope" }, 400, "SPLIT_UNKNOWN"],
+      ["POST", "/sessions", { env: "mock", seed: -1 }, 400, "INVALID_FIELD"],
+      ["POST", "/sessions", { env: "mock", index: 1.5 }, 400, "INVALID_FIELD"],
+      ["POST", "/sessions", { env: "mock", config: { keys: "many" } }, 400, "CONFIG_INVALID"],
+      ["POST", "/sessions", { env: "mock", config: "{oops" }, 400, "CONFIG_INVALID"],
+      ["POST", "/sessions", { env: "mock", padding: "x".repeat(2000) }, 413, "BODY_TOO_LARGE"],
+      ["POST", "/sessions", { env: "mock", sead: 1 }, 400, "UNKNOWN_FIELD"],
+      ["POST", "/sessions/unknown/call", { name: "lookup" }, 404, "SESSION_UNKNOWN"],
+      ["GET", "/sessions/unknown/reward", undefined, 404, "SESSION_UNKNOWN"],
+      ["GET", "/no/such/route", undefined, 404, "ROUTE_UNKNOWN"],
+    ];
+    for (const [method, path, body, status, code] of cases) {
+      const response = await call(method, path, body);
+      assert.equal(response.status, status, `${method} ${path} ${JSON.stringify(body)?.slice(0, 60)}`);
+      assert.equal(response.json.error.code, code);
+      assert.ok(response.json.error.message.length > 10);
+    }
+    const id = (await call("POST", "/sessions", { env: "mock" })).json.session_id;
+    assert.equal((await call("POST", `/sessions/${id}/call`, { name: 3 })).json.error.code, "INVALID_FIELD");
+    assert.equal((await call("POST", `/sessions/${id}/call`, { name: "lookup", arguments: [1] })).json.error.code, "INVALID_FIELD");
+    assert.equal((await call("GET", `/sessions/${id}/reward?ended_by=bogus`)).json.error.code, "INVALID_FIELD");
+    const unknownTool = await call("POST", `/sessions/${id}/call`, { name: "rm_rf", arguments: {} });
+    assert.equal(unknownTool.status, 200, "an unknown tool is the model's mistake: a tool error result, not an HTTP error");
+    assert.equal(unknownTool.json.error_kind, "unknown_tool");
+  });
+
+  it("enforces the bearer token, max sessions and idle reaping", async () => {
+    let now = 0;
+    const { app, store } = createServerApp({ environments: ENVIRONMENTS, token: "s3cret", maxSessions: 2, idleSeconds: 10, now: () => now });
+    const call = request(app);
+    assert.equal((await call("GET", "/health")).status, 200, "health stays open for liveness probes");
+    const denied = await call("GET", "/envs");
+    assert.equal(denied.status, 401);
+    assert.equal(denied.json.error.code, "UNAUTHORIZED");
+    assert.equal((await call("GET", "/envs", undefined, { authorization: "Bearer wrong!" })).status, 401);
+    const auth = { authorization: "Bearer s3cret" };
+    assert.equal((await call("POST", "/sessions", { env: "mock" }, auth)).status, 201);
+    const second = await call("POST", "/sessions", { env: "mock" }, auth);
+    assert.equal(second.status, 201);
+    const full = await call("POST", "/sessions", { env: "mock" }, auth);
+    assert.equal(full.status, 429);
+    assert.equal(full.json.error.code, "MAX_SESSIONS");
+    assert.match(full.json.error.message, /--max-sessions 2/);
+    now = 5_000;
+    await call("GET", `/sessions/${second.json.session_id}`, undefined, auth);
+    now = 12_000;
+    assert.equal(store.reapIdle(), 1, "only the session idle for more than 10 s is reaped");
+    assert.equal(store.counters.sessionsReaped, 1);
+    assert.equal((await call("POST", "/sessions", { env: "mock" }, auth)).status, 201);
+  });
+});
+
+describe("OpenEnv protocol frames", () => {
+  it("resets, lists and calls tools by step and MCP, reports state, and closes", () => {
+    const { store } = createServerApp({ environments: ENVIRONMENTS });
+    const connection = new OpenEnvConnection({ store, defaultEnv: "mock" });
+    const first = (text: unknown) => connection.handle(typeof text === "string" ? text : JSON.stringify(text)).frames[0] as Json;
+    assert.equal(first({ type: "step", data: { type: "list_tools" } }).data.code, "SESSION_ERROR");
+    const reset = first({ type: "reset", data: { split: "train", seed: 3, index: 1 } });
+    assert.equal(reset.type, "observation");
+    assert.equal(reset.data.done, false);
+    assert.equal(reset.data.reward, null);
+    const task = mockEnvironment.generate({ split: "train", seed: 3, index: 1, config: { keys: 5 } });
+    assert.match(reset.data.observation.messages[1].content, new RegExp(task.key));
+    const listed = first({ type: "step", data: { type: "list_tools" } });
+    assert.deepEqual(listed.data.observation.tools.map((tool: Json) => tool.name), ["lookup", "finish"]);
+    const mcpList = first({ type: "mcp", data: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+    assert.equal(mcpList.data.result.tools[0].inputSchema.type, "object");
+    const mcpCall = first({ type: "mcp", data: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "lookup", arguments: { key: task.key } } } });
+    assert.deepEqual(JSON.parse(mcpCall.data.result.content[0].text), { key: task.key, value: task.answer });
+    const step = first({ type: "step", data: { type: "call_tool", tool_name: "finish", arguments: { answer: task.answer } } });
+    assert.equal(step.data.done, true);
+    assert.equal(step.data.reward, 1);
+    assert.equal(first({ type: "state" }).data.step_count, 2);
+    assert.equal(first("{bad").data.code, "INVALID_JSON");
+    assert.equal(first({ type: "dance" }).data.code, "UNKNOWN_TYPE");
+    assert.equal(first({ type: "mcp", data: { jsonrpc: "2.0", id: 3, method: "nope" } }).data.error.code, -32601);
+    assert.equal(store.size, 1);
+    assert.equal(connection.handle(JSON.stringify({ type: "close" })).close, true);
+    assert.equal(store.size, 0);
+  });
+});
