@@ -153,7 +153,18 @@ def main(argv: list[str] | None = None) -> None:
     trainer.train()
     tokenizer.chat_template = original_template
     save_checkpoint(trainer, tokenizer, Path(args.output_dir), merge=not args.no_merge)
-    Path(args.output_dir, "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1))
+    Path(args.output_dir, "log_history.json").write_text(json.dumps(finite(trainer.state.log_history), indent=1))
+
+
+def finite(value):
+    """NaN (a reward function that only logs) becomes null, so the log is strict JSON."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite(item) for item in value]
+    return value
 
 
 def save_checkpoint(trainer, tokenizer, output: Path, merge: bool = True) -> None:

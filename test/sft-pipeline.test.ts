@@ -90,7 +90,11 @@ test("toolgym sft synth + sft tau2 --only-correct from the command line", async 
   const output = join(work, "out.jsonl");
   const written: string[] = [];
   const original = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stdout.write;
+  // record and pass through: swallowing stdout would also swallow the test reporter's output
+  process.stdout.write = ((chunk: string) => {
+    written.push(String(chunk));
+    return original(chunk);
+  }) as typeof process.stdout.write;
   let synthCode: number;
   let tau2Code: number;
   try {

@@ -11,10 +11,11 @@ shared/specs/sft-tau2.md (§1.1, §2.3, §3.3) and is written independently of t
 longer than MAX_TOKENS are reported as "needs-truncation" (this reference does not truncate).
 
 Each output line is {"line", "input_ids", "labels"} or {"line", "skip": reason}. A summary line
-{"input", "rows_in", "rows_out", "tokens", "seconds"} per run is printed on stdout.
+{"input", "rows_in", "rows_out", "tokens", "seconds", "peak_rss_mb"} per run is printed on stdout.
 """
 
 import json
+import resource
 import sys
 import time
 
@@ -155,7 +156,8 @@ def run_job(tokenizer, input_path, output_path, max_tokens, template_kwargs, onl
             except Skip as skip:
                 sink.write(json.dumps({"line": number, "skip": skip.reason}) + "\n")
     seconds = time.perf_counter() - started
-    return {"input": input_path, "rows_in": rows_in, "rows_out": rows_out, "tokens": tokens, "seconds": seconds}
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"input": input_path, "rows_in": rows_in, "rows_out": rows_out, "tokens": tokens, "seconds": seconds, "peak_rss_mb": peak_kb / 1024}
 
 
 def main() -> None:

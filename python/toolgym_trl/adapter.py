@@ -2,8 +2,9 @@
 
 Each JSON-Schema tool becomes a typed method with a Google-style docstring, so that
 `transformers.utils.get_json_schema` (what TRL uses to render tools into the prompt) yields the same
-schema the TypeScript environment declares. Only `additionalProperties: false` cannot be expressed
-through a Python signature and is dropped.
+schema the TypeScript environment declares. What a Python signature cannot express is dropped:
+`additionalProperties: false` and numeric bounds (`minimum`, `maximum`); keep such limits in the
+parameter description too, which TRL does render.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def type_hint(schema: dict, where: str) -> str:
         if not values or not all(isinstance(value, (str, int, float, bool)) for value in values):
             raise SchemaNotExpressible(f"{where}: enum values must be JSON scalars")
         return _literal(values)
+    if isinstance(kind, list):
+        if not kind or not all(isinstance(name, str) and name in _SIMPLE_TYPES for name in kind):
+            raise SchemaNotExpressible(f"{where}: type list {kind!r} must hold only string/integer/number/boolean")
+        return " | ".join(_SIMPLE_TYPES[name] for name in kind)
     if kind in _SIMPLE_TYPES:
         return _SIMPLE_TYPES[kind]
     if kind == "array":

@@ -37,8 +37,8 @@ export interface Episode {
   view?(messages: Message[]): Message[];
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
-  /** Reward breakdown of the episode as it stands; `finished` says whether it ended properly. */
-  reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason }): RewardBreakdown;
+  /** Reward breakdown of the episode as it stands; `formatErrors` is the rollout loop's count (malformed JSON included). */
+  reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown;
   /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...). */
   diagnostics?(): Record<string, JsonValue>;
 }

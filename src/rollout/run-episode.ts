@@ -60,7 +60,12 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
     turns++;
     let turn;
     try {
-      turn = await agent.act({ messages: episode.view ? episode.view(messages) : messages, tools: episode.tools, protocol: episode.protocol, signal: options.signal });
+      turn = await agent.act({
+        messages: episode.view ? episode.view(messages) : messages,
+        tools: episode.tools,
+        protocol: episode.protocol,
+        signal: options.signal,
+      });
     } catch (error) {
       errors.push(errorToRecord(error, ProviderError.isInstance(error) ? "provider" : "harness"));
       termination = "errored";
@@ -133,7 +138,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
     termination = episode.done ? "finished" : "max_turns";
   }
 
-  const reward = termination === "errored" ? null : episode.reward({ turnsUsed: turns, maxTurns, endedBy: termination });
+  const reward = termination === "errored" ? null : episode.reward({ turnsUsed: turns, maxTurns, endedBy: termination, formatErrors: formatErrors.length });
   const byKind: Record<string, number> = {};
   for (const error of formatErrors) byKind[error.kind] = (byKind[error.kind] ?? 0) + 1;
   return {

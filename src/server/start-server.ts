@@ -62,6 +62,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     created.once("error", reject);
   });
   server.on("error", () => undefined);
+  // Trainers call in bursts (one rollout batch per step, minutes apart on big models): keep connections open.
+  if ("keepAliveTimeout" in server) server.keepAliveTimeout = 120_000;
   const reapEvery = Math.max(250, Math.min(60_000, (serverApp.options.idleSeconds * 1000) / 4));
   const timer = setInterval(() => serverApp.store.reapIdle(), reapEvery);
   timer.unref();

@@ -50,7 +50,9 @@ export function registerReplay(program: Command): void {
     .action(async (envId: string, options: { seed: number; index: number; split?: string; config: string; calls: string; json?: boolean }) => {
       if (envId === "babyai") {
         const { replayBabyAI } = await import("../../envs/babyai/replay.ts");
-        return writeJson(replayBabyAI({ config: options.config, seed: options.seed, index: options.index, split: options.split, actions: readCallsFile(options.calls) }));
+        return writeJson(
+          replayBabyAI({ config: options.config, seed: options.seed, index: options.index, split: options.split, actions: readCallsFile(options.calls) }),
+        );
       }
       const env = getEnvironment(envId);
       const config = parseConfig(env.id, env.configSchema, options.config);

@@ -27,13 +27,13 @@ export function registerShow(program: Command): void {
         index: options.index,
         config,
         task: env.publicView(task),
-        messages: episode.messages,
+        messages: episode.view ? episode.view(episode.messages) : episode.messages,
         tools: episode.tools,
         ...(options.solution ? { solution: env.solution(task) } : {}),
       };
       if (options.json) return writeJson(output);
       const lines: string[] = [`# ${env.id}  split=${split} seed=${options.seed} index=${options.index}`, ""];
-      for (const message of episode.messages) lines.push(`## ${message.role}`, String(message.content ?? ""), "");
+      for (const message of output.messages) lines.push(`## ${message.role}`, String(message.content ?? ""), "");
       lines.push("## tools");
       for (const tool of episode.tools) lines.push(`- ${tool.function.name}: ${tool.function.description}`, `  ${JSON.stringify(tool.function.parameters)}`);
       if (options.solution) lines.push("", "## solution (hidden from the agent)", JSON.stringify(env.solution(task), null, 2));

@@ -3,9 +3,11 @@
  * builds rows on worker threads (or in process with `workers: 0`), writes them in input order, and
  * returns the report. Bad lines never stop the run: they are counted and listed with their line number.
  */
-import { createReadStream, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { DataError, UsageError } from "../../core/errors.ts";
+import { ChatTemplate } from "../chat-template.ts";
 import type { SftRowOptions } from "./build-row.ts";
 import { type BatchProcessor, type LineBatch, type WorkerReply, createSftRowBuilder } from "./line-processor.ts";
 import { type SftReport, SftStatsCollector } from "./stats.ts";
@@ -106,6 +108,12 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
   const format = outputFormatOf(options.output);
   if (!format) throw new UsageError({ message: `--out ${options.output}: use a .jsonl or .parquet file name` });
   if (!Number.isInteger(options.maxTokens) || options.maxTokens < 1) throw new UsageError({ message: "--max-tokens must be a positive integer" });
+  if (!existsSync(options.input)) throw new DataError({ code: "SFT_INPUT_MISSING", message: `${options.input} does not exist; pass the path of a Tau2 SFT JSONL file` });
+  // fail here, with a clear message, rather than inside every worker
+  ChatTemplate.fromDirectory(options.modelDirectory);
+  if (!existsSync(join(options.modelDirectory, "tokenizer.json"))) {
+    throw new DataError({ code: "MODEL_DIR_INVALID", message: `${join(options.modelDirectory, "tokenizer.json")} is missing; --model-dir must hold the model's tokenizer.json` });
+  }
   const started = performance.now();
   const workerCount = options.workers ?? 0;
   const init = { modelDirectory: options.modelDirectory, options: pickRowOptions(options), serialiseJsonl: format === "jsonl" };
@@ -145,16 +153,11 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
     if (inFlight.length > 64) await Promise.all(inFlight.splice(0, 32));
   };
   try {
-    try {
-      for await (const [lineNumber, text] of readLines(options.input)) {
-        if (text.trim().length === 0) continue;
-        batch.lines.push(text);
-        batch.lineNumbers.push(lineNumber);
-        if (batch.lines.length >= batchSize) await dispatch();
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new DataError({ code: "SFT_INPUT_MISSING", message: `${options.input} does not exist; pass the path of a Tau2 SFT JSONL file` });
-      throw error;
+    for await (const [lineNumber, text] of readLines(options.input)) {
+      if (text.trim().length === 0) continue;
+      batch.lines.push(text);
+      batch.lineNumbers.push(lineNumber);
+      if (batch.lines.length >= batchSize) await dispatch();
     }
     await dispatch();
     await Promise.all(inFlight);

@@ -10,7 +10,10 @@ describe("bm25", () => {
   it("matches hand-computed Okapi BM25 scores", () => {
     const index = createBm25Index(corpus);
     const hits = index.search("weather city");
-    assert.deepEqual(hits.map((hit) => hit.docIndex), [3, 0, 1, 2]);
+    assert.deepEqual(
+      hits.map((hit) => hit.docIndex),
+      [3, 0, 1, 2],
+    );
     const expected = [1.5211, 0.9384, 0.5598, 0.5105];
     hits.forEach((hit, position) => assert.ok(Math.abs(hit.score - (expected[position] as number)) < 5e-5, `doc ${hit.docIndex}: ${hit.score}`));
     assert.ok(Math.abs(index.idf("city") - Math.log(1 + 2.5 / 3.5)) < 1e-12);
@@ -20,7 +23,10 @@ describe("bm25", () => {
   it("accepts field documents, filters and limits", () => {
     const index = createBm25Index([{ fields: { name: "Oriveth Calloway", city: "Marrowfield" } }, { text: "Oriveth Galloway" }, "Marrowfield depot"]);
     assert.deepEqual(index.search("marrowfield", { limit: 1 }).length, 1);
-    assert.deepEqual(index.search("oriveth", { filter: (docIndex) => docIndex !== 0 }).map((hit) => hit.docIndex), [1]);
+    assert.deepEqual(
+      index.search("oriveth", { filter: (docIndex) => docIndex !== 0 }).map((hit) => hit.docIndex),
+      [1],
+    );
     assert.deepEqual(index.search("nothing here"), []);
     assert.deepEqual(index.search("ORIVETH oriveth").length, 2, "repeated query terms count once");
   });

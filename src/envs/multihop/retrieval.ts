@@ -1,11 +1,11 @@
-import { createBm25Index, type Bm25Index } from "../_kit/bm25.ts";
+import { CompactBm25 } from "./compact-bm25.ts";
 import type { MultihopDataset } from "./dataset.ts";
 import type { MultihopExample } from "./records.ts";
 
 /**
  * What `search` and `read` look into: the example's own paragraphs (`search` mode) or the deduplicated
- * paragraphs of the whole loaded file (`pool` mode, IRCoT-style). Built once and cached per example or
- * per dataset; queries are pure in-memory work.
+ * paragraphs of the whole loaded file (`pool` mode, IRCoT-style; built once per loaded file and cached).
+ * Queries are pure in-memory work.
  */
 export interface CorpusDocument {
   title: string;
@@ -14,7 +14,7 @@ export interface CorpusDocument {
 
 export interface Corpus {
   documents: CorpusDocument[];
-  index: Bm25Index;
+  index: CompactBm25;
   /** Exact title → document positions, in corpus order. */
   byTitle: Map<string, number[]>;
   /** Lowercased, whitespace-collapsed title → document positions (fallback for `read`). */
@@ -37,21 +37,18 @@ export function createCorpus(documents: CorpusDocument[]): Corpus {
     const loose = looseTitle(document.title);
     (byLooseTitle.get(loose) ?? byLooseTitle.set(loose, []).get(loose))?.push(position);
   });
-  const index = createBm25Index(documents.map((document) => `${document.title} ${document.text}`));
+  const index = new CompactBm25(documents.map((document) => `${document.title} ${document.text}`));
   return { documents, index, byTitle, byLooseTitle };
 }
 
-const exampleCorpora = new WeakMap<MultihopExample, Corpus>();
 const poolCorpora = new WeakMap<MultihopDataset, Corpus>();
 
-/** The example's own paragraphs as a corpus (`search` mode). */
+/**
+ * The example's own paragraphs as a corpus (`search` mode). Built per episode (10–20 paragraphs, well
+ * under a millisecond) rather than cached, so a long run does not keep thousands of small indexes alive.
+ */
 export function exampleCorpus(example: MultihopExample): Corpus {
-  let corpus = exampleCorpora.get(example);
-  if (!corpus) {
-    corpus = createCorpus(example.paragraphs.map((paragraph) => ({ title: paragraph.title, text: paragraph.text })));
-    exampleCorpora.set(example, corpus);
-  }
-  return corpus;
+  return createCorpus(example.paragraphs.map((paragraph) => ({ title: paragraph.title, text: paragraph.text })));
 }
 
 /** Every distinct (title, text) paragraph of the loaded file, in file order (`pool` mode). */

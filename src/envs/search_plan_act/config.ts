@@ -35,13 +35,23 @@ export function createConfigSchema(defaults: ConfigDefaults) {
       nameClusterSize: z.number().int().min(0).max(40).default(defaults.nameClusterSize),
       /** Relative weight of each task family. */
       familyWeights: z
-        .strictObject({ lookup: weight("lookup"), update: weight("update"), link: weight("link"), copy: weight("copy"), conditional: weight("conditional"), composite: weight("composite") })
+        .strictObject({
+          lookup: weight("lookup"),
+          update: weight("update"),
+          link: weight("link"),
+          copy: weight("copy"),
+          conditional: weight("conditional"),
+          composite: weight("composite"),
+        })
         .prefault({}),
       /** Extra tool calls over the plan length before the stop score starts to decay. */
       slack: z.number().int().min(0).max(50).default(4),
     })
     .refine((config) => config.minHops <= config.maxHops, { message: "minHops must not exceed maxHops", path: ["maxHops"] })
-    .refine((config) => Object.values(config.familyWeights).some((value) => value > 0), { message: "at least one family weight must be positive", path: ["familyWeights"] });
+    .refine((config) => Object.values(config.familyWeights).some((value) => value > 0), {
+      message: "at least one family weight must be positive",
+      path: ["familyWeights"],
+    });
 }
 
 export type SearchPlanConfig = z.infer<ReturnType<typeof createConfigSchema>>;

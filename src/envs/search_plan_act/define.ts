@@ -34,12 +34,15 @@ export function promptMessages(task: SearchPlanTask): Message[] {
 }
 
 function chainsOf(task: SearchPlanTask): Chain[] {
-  return task.goals.flatMap((goal) => ("chain" in goal ? [goal.chain] : goal.kind === "link" ? [goal.source, goal.target] : goal.kind === "copy" ? [goal.from, goal.to] : []));
+  return task.goals.flatMap((goal) =>
+    "chain" in goal ? [goal.chain] : goal.kind === "link" ? [goal.source, goal.target] : goal.kind === "copy" ? [goal.from, goal.to] : [],
+  );
 }
 
 /** A generous turn limit from the size of the plan (one tool call per turn still leaves room to recover). */
 export function turnLimit(task: SearchPlanTask): number {
-  const estimate = chainsOf(task).reduce((sum, chain) => sum + chain.relations.length + 2 + (chain.start.by === "attribute" ? 3 : 0), 0) + task.goals.length + 1;
+  const estimate =
+    chainsOf(task).reduce((sum, chain) => sum + chain.relations.length + 2 + (chain.start.by === "attribute" ? 3 : 0), 0) + task.goals.length + 1;
   return Math.min(100, 10 + 2 * estimate);
 }
 
@@ -57,15 +60,34 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
     configSchema,
     maxTurns: turnLimit,
     generate({ split, seed, index, config }) {
-      if (!options.splits.includes(split)) throw new EnvConfigError({ code: "ENV_SPLIT_UNKNOWN", message: `${options.id}: unknown split '${split}'; splits: ${options.splits.join(", ")}` });
+      if (!options.splits.includes(split))
+        throw new EnvConfigError({ code: "ENV_SPLIT_UNKNOWN", message: `${options.id}: unknown split '${split}'; splits: ${options.splits.join(", ")}` });
       const parsed = configSchema.parse(config ?? {});
       return generateTask({ envId: options.id, split, seed, index, config: parsed, allowedThemes: options.themesFor(split) });
     },
-    publicView: (task) => ({ env: task.env, split: task.split, seed: task.seed, index: task.index, theme: task.theme, text: task.text, types: (themeByName(task.theme) as Theme).types.map((type) => type.name) }),
+    publicView: (task) => ({
+      env: task.env,
+      split: task.split,
+      seed: task.seed,
+      index: task.index,
+      theme: task.theme,
+      text: task.text,
+      types: (themeByName(task.theme) as Theme).types.map((type) => type.name),
+    }),
     solution(task) {
       const dryRun = start(task);
       const plan = runSolver(task, (name, args) => dryRun.call(name, args)).map((call) => ({ name: call.name, arguments: call.arguments }));
-      return JSON.parse(JSON.stringify({ family: task.family, status: task.status, answer: task.answer, hops: task.hops, requirements: task.requirements, goals: task.goals, plan })) as JsonValue;
+      return JSON.parse(
+        JSON.stringify({
+          family: task.family,
+          status: task.status,
+          answer: task.answer,
+          hops: task.hops,
+          requirements: task.requirements,
+          goals: task.goals,
+          plan,
+        }),
+      ) as JsonValue;
     },
     start,
   });

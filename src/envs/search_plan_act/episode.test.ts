@@ -64,7 +64,9 @@ describe("search_plan tools", () => {
     assert.equal(kind("link_records", { source_id: record.id, relation: structural?.name, target_id: target.id }), "relation_not_allowed");
     const linkable = theme?.relations.find((relation) => !relation.functional) as NonNullable<typeof theme>["relations"][number];
     const source = task.records.find((candidate) => candidate.type === linkable.from) as SearchPlanTask["records"][number];
-    const other = task.records.find((candidate) => candidate.type === linkable.to && candidate.id !== source.id && !source.links.some((link) => link.target === candidate.id)) as SearchPlanTask["records"][number];
+    const other = task.records.find(
+      (candidate) => candidate.type === linkable.to && candidate.id !== source.id && !source.links.some((link) => link.target === candidate.id),
+    ) as SearchPlanTask["records"][number];
     assert.equal(episode.call("link_records", { source_id: source.id, relation: linkable.name, target_id: other.id }).isError, false);
     assert.equal(kind("link_records", { source_id: source.id, relation: linkable.name, target_id: other.id }), "duplicate_link");
     assert.equal(episode.done, false);
@@ -87,7 +89,9 @@ describe("search_plan reward", () => {
 
   function solvedEpisode(task: SearchPlanTask, keepFinish: boolean): SearchPlanEpisode {
     const episode = env.start(task) as SearchPlanEpisode;
-    const calls = runSolver(task, (name, args) => (name === "finish" && !keepFinish ? { content: "{}", isError: false, done: true } : episode.call(name, args)));
+    const calls = runSolver(task, (name, args) =>
+      name === "finish" && !keepFinish ? { content: "{}", isError: false, done: true } : episode.call(name, args),
+    );
     assert.ok(calls.length > 1);
     return episode;
   }
@@ -119,7 +123,9 @@ describe("search_plan reward", () => {
     const episode = solvedEpisode(task, false);
     const requirement = task.requirements[0] as { id: string; field: string };
     const record = task.records.find((candidate) => candidate.id !== requirement.id) as SearchPlanTask["records"][number];
-    const field = themeByName(task.theme)?.types.find((type) => type.name === record.type)?.fields.find((spec) => spec.kind === "date") as { name: string };
+    const field = themeByName(task.theme)
+      ?.types.find((type) => type.name === record.type)
+      ?.fields.find((spec) => spec.kind === "date") as { name: string };
     episode.call("read_record", { id: record.id });
     assert.equal(episode.call("update_record", { id: record.id, field: field.name, value: "2001-02-03" }).isError, false);
     episode.call("finish", { status: "done" });
@@ -139,7 +145,58 @@ describe("search_plan reward", () => {
   it("is a pure function of the address", () => {
     const random = createRandom("x");
     const index = random.integer(0, 1000);
-    assert.equal(JSON.stringify(env.generate({ split: "train", seed: 3, index, config })), JSON.stringify(env.generate({ split: "train", seed: 3, index, config })));
-    assert.notEqual(JSON.stringify(env.generate({ split: "train", seed: 3, index, config })), JSON.stringify(env.generate({ split: "eval", seed: 3, index, config })));
+    assert.equal(
+      JSON.stringify(env.generate({ split: "train", seed: 3, index, config })),
+      JSON.stringify(env.generate({ split: "train", seed: 3, index, config })),
+    );
+    assert.notEqual(
+      JSON.stringify(env.generate({ split: "train", seed: 3, index, config })),
+      JSON.stringify(env.generate({ split: "eval", seed: 3, index, config })),
+    );
+  });
+});
+
+describe("search_plan themes and config", () => {
+  it("never yields an OOD theme in train/eval, and only OOD themes in search_plan_ood", async () => {
+    const { OOD_THEMES } = await import("./themes.ts");
+    const { searchPlanOodEnvironment } = await import("../search_plan_ood/index.ts");
+    const seen = new Set<string>();
+    for (let index = 0; index < 60; index++) {
+      for (const split of ["train", "eval"]) seen.add(env.generate({ split, seed: 9, index, config }).theme);
+    }
+    assert.ok(seen.size >= 5, `only ${[...seen].join(", ")}`);
+    for (const theme of seen) assert.ok(!OOD_THEMES.includes(theme), `${theme} leaked into train/eval`);
+    const oodConfig = searchPlanOodEnvironment.configSchema.parse({});
+    for (let index = 0; index < 10; index++)
+      assert.ok(OOD_THEMES.includes(searchPlanOodEnvironment.generate({ split: "ood", seed: 9, index, config: oodConfig }).theme));
+  });
+
+  it("rejects OOD themes, unknown keys and bad values with one-line errors naming the key", async () => {
+    const { parseConfig, EnvConfigError } = await import("../../core/index.ts");
+    const ood = env.configSchema.parse({ themes: ["museum"] });
+    assert.throws(
+      () => env.generate({ split: "train", seed: 1, index: 0, config: ood }),
+      (error: unknown) => error instanceof EnvConfigError && /themes.*museum/.test(error.message),
+    );
+    assert.throws(() => parseConfig(env.id, env.configSchema, '{"worldSise": 40}'), /config key 'worldSise'/);
+    assert.throws(() => parseConfig(env.id, env.configSchema, '{"worldSize": 5}'), /config key 'worldSize'/);
+    assert.throws(() => parseConfig(env.id, env.configSchema, '{"minHops": 4, "maxHops": 2}'), /config key 'maxHops'/);
+  });
+
+  it("builds worlds of the configured size with near-duplicate names", () => {
+    const large = env.configSchema.parse({ worldSize: 300, nearDuplicateRate: 0.5 });
+    const task = env.generate({ split: "eval", seed: 1, index: 0, config: large });
+    assert.ok(task.records.length >= 300 && task.records.length <= 310, `${task.records.length} records`);
+    assert.ok(task.records.every((record) => /^[A-Z]{3}-\d{4}$/.test(record.id)));
+    const names = task.records.map((record) => record.name);
+    assert.equal(new Set(names).size, names.length, "names are unique");
+    const lastWords = names.map((name) => name.split(" ").pop() as string);
+    const lookAlike = lastWords.filter((word, index) =>
+      lastWords.some(
+        (other, position) =>
+          position !== index && other !== word && other.length === word.length && [...other].filter((letter, at) => letter !== word[at]).length === 1,
+      ),
+    );
+    assert.ok(lookAlike.length > 10, `only ${lookAlike.length} look-alike names`);
   });
 });

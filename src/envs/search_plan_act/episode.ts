@@ -1,4 +1,13 @@
-import { toolError, toolResult, type Episode, type JsonValue, type Message, type RewardBreakdown, type TerminationReason, type ToolResult } from "../../core/index.ts";
+import {
+  toolError,
+  toolResult,
+  type Episode,
+  type JsonValue,
+  type Message,
+  type RewardBreakdown,
+  type TerminationReason,
+  type ToolResult,
+} from "../../core/index.ts";
 import { computeReward, episodeDiagnostics } from "./reward.ts";
 import { runSolver } from "./solver.ts";
 import { RecordSearchIndex, initialSearchIndex } from "./search-index.ts";
@@ -33,7 +42,17 @@ export interface EpisodeLedger {
 export class SearchPlanEpisode implements Episode {
   readonly protocol = "tools" as const;
   readonly tools = SEARCH_PLAN_TOOLS;
-  readonly ledger: EpisodeLedger = { calls: 0, callsByName: {}, searches: 0, repeatedCalls: 0, formatErrors: 0, references: 0, ungrounded: [], groundedWrites: new Map(), finish: null };
+  readonly ledger: EpisodeLedger = {
+    calls: 0,
+    callsByName: {},
+    searches: 0,
+    repeatedCalls: 0,
+    formatErrors: 0,
+    references: 0,
+    ungrounded: [],
+    groundedWrites: new Map(),
+    finish: null,
+  };
   readonly initial = new Map<string, WorldRecord>();
   readonly current = new Map<string, WorldRecord>();
   private readonly mutated = new Set<string>();
@@ -126,7 +145,8 @@ export class SearchPlanEpisode implements Episode {
     if (query === "") return this.argumentError("search: query must not be empty; pass words to look for, e.g. a name");
     if (limit < 1 || limit > SEARCH_LIMIT_MAX) return this.argumentError(`search: limit must be between 1 and ${SEARCH_LIMIT_MAX}, got ${limit}`);
     if (offset < 0) return this.argumentError(`search: offset must be 0 or more, got ${offset}`);
-    if (type !== undefined && !this.types.has(type)) return toolError("unknown_type", `search: unknown type '${type}'; record types: ${[...this.types.keys()].join(", ")}`);
+    if (type !== undefined && !this.types.has(type))
+      return toolError("unknown_type", `search: unknown type '${type}'; record types: ${[...this.types.keys()].join(", ")}`);
     this.ledger.searches++;
     this.repeated(`s\u0000${query}\u0000${type}\u0000${limit}\u0000${offset}`);
     if (!this.searchIndex) {
@@ -163,7 +183,10 @@ export class SearchPlanEpisode implements Episode {
   }
 
   private unknownId(tool: string, id: string): ToolResult {
-    return toolError("unknown_id", `${tool}: no record has id '${id}'; use an id from search results or links (ids look like ${this.theme.types[0]?.prefix}-0192)`);
+    return toolError(
+      "unknown_id",
+      `${tool}: no record has id '${id}'; use an id from search results or links (ids look like ${this.theme.types[0]?.prefix}-0192)`,
+    );
   }
 
   private read(id: string): ToolResult {
@@ -199,22 +222,33 @@ export class SearchPlanEpisode implements Episode {
     if (!record) return this.unknownId("update_record", id);
     const type = this.types.get(record.type) as TypeSpec;
     const spec = type.fields.find((candidate) => candidate.name === field);
-    if (!spec) return toolError("unknown_field", `update_record: a ${record.type} has no field '${field}'; fields: ${type.fields.map((candidate) => candidate.name).join(", ")}`);
+    if (!spec)
+      return toolError(
+        "unknown_field",
+        `update_record: a ${record.type} has no field '${field}'; fields: ${type.fields.map((candidate) => candidate.name).join(", ")}`,
+      );
     if (spec.readOnly) return toolError("read_only_field", `update_record: field '${field}' of a ${record.type} is read-only`);
     let coerced: FieldValue | null = null;
     if (spec.kind === "integer" || spec.kind === "money") {
       const number = typeof value === "number" ? value : /^\s*\$?-?[\d,]*\d(\.\d+)?\s*$/.test(value) ? Number(value.replace(/[$,\s]/g, "")) : NaN;
       if (Number.isFinite(number) && (spec.kind === "money" || Number.isInteger(number))) coerced = number;
-      if (coerced === null) return toolError("wrong_type", `update_record: field '${field}' is ${spec.kind === "integer" ? "an integer" : "a money amount"}; pass a number, got ${JSON.stringify(value)}`);
+      if (coerced === null)
+        return toolError(
+          "wrong_type",
+          `update_record: field '${field}' is ${spec.kind === "integer" ? "an integer" : "a money amount"}; pass a number, got ${JSON.stringify(value)}`,
+        );
     } else if (spec.kind === "date") {
       const match = typeof value === "string" ? DATE.exec(value.trim()) : null;
-      if (!match || Number(match[2]) < 1 || Number(match[2]) > 12 || Number(match[3]) < 1 || Number(match[3]) > 31) return toolError("wrong_type", `update_record: field '${field}' is a date; pass YYYY-MM-DD, got ${JSON.stringify(value)}`);
+      if (!match || Number(match[2]) < 1 || Number(match[2]) > 12 || Number(match[3]) < 1 || Number(match[3]) > 31)
+        return toolError("wrong_type", `update_record: field '${field}' is a date; pass YYYY-MM-DD, got ${JSON.stringify(value)}`);
       coerced = value as string;
     } else if (spec.kind === "enum") {
-      if (typeof value !== "string" || !spec.values?.includes(value)) return toolError("enum_violation", `update_record: ${JSON.stringify(value)} is not allowed for '${field}'; allowed values: ${spec.values?.join(", ")}`);
+      if (typeof value !== "string" || !spec.values?.includes(value))
+        return toolError("enum_violation", `update_record: ${JSON.stringify(value)} is not allowed for '${field}'; allowed values: ${spec.values?.join(", ")}`);
       coerced = value;
     } else {
-      if (typeof value !== "string" || value.trim() === "") return toolError("wrong_type", `update_record: field '${field}' is text; pass a non-empty string, got ${JSON.stringify(value)}`);
+      if (typeof value !== "string" || value.trim() === "")
+        return toolError("wrong_type", `update_record: field '${field}' is text; pass a non-empty string, got ${JSON.stringify(value)}`);
       coerced = value.trim();
     }
     const normalized = normalizeValue(coerced);
@@ -234,14 +268,22 @@ export class SearchPlanEpisode implements Episode {
     if (!source) return this.unknownId("link_records", sourceId);
     const target = this.current.get(targetId);
     if (!target) return this.unknownId("link_records", targetId);
-    const allowed = this.theme.relations.filter((candidate) => !candidate.functional && candidate.from === source.type && candidate.to === target.type).map((candidate) => candidate.name);
+    const allowed = this.theme.relations
+      .filter((candidate) => !candidate.functional && candidate.from === source.type && candidate.to === target.type)
+      .map((candidate) => candidate.name);
     if (!allowed.includes(relation)) {
       const structural = this.theme.relations.some((candidate) => candidate.functional && candidate.name === relation && candidate.from === source.type);
-      const why = structural ? `'${relation}' is a structural link (exactly one per ${source.type}) and cannot be added` : `relation '${relation}' is not allowed from a ${source.type} to a ${target.type}`;
-      return toolError("relation_not_allowed", `link_records: ${why}; relations you can add from a ${source.type} to a ${target.type}: ${allowed.length ? allowed.join(", ") : "none"}`);
+      const why = structural
+        ? `'${relation}' is a structural link (exactly one per ${source.type}) and cannot be added`
+        : `relation '${relation}' is not allowed from a ${source.type} to a ${target.type}`;
+      return toolError(
+        "relation_not_allowed",
+        `link_records: ${why}; relations you can add from a ${source.type} to a ${target.type}: ${allowed.length ? allowed.join(", ") : "none"}`,
+      );
     }
     if (sourceId === targetId) return toolError("relation_not_allowed", "link_records: a record cannot be linked to itself");
-    if (source.links.some((link) => link.relation === relation && link.target === targetId)) return toolError("duplicate_link", `link_records: ${sourceId} -[${relation}]-> ${targetId} already exists`);
+    if (source.links.some((link) => link.relation === relation && link.target === targetId))
+      return toolError("duplicate_link", `link_records: ${sourceId} -[${relation}]-> ${targetId} already exists`);
     this.writable(sourceId).links.push({ relation, target: targetId });
     return toolResult({ ok: true, source_id: sourceId, relation, target_id: targetId });
   }

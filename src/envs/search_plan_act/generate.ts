@@ -18,13 +18,17 @@ interface Context {
 }
 
 const fieldsOf = (context: Context, type: string): FieldSpec[] => context.theme.types.find((spec) => spec.name === type)?.fields ?? [];
-const functionalFrom = (context: Context, type: string): RelationSpec[] => context.theme.relations.filter((relation) => relation.functional && relation.from === type);
+const functionalFrom = (context: Context, type: string): RelationSpec[] =>
+  context.theme.relations.filter((relation) => relation.functional && relation.from === type);
 
 function describeStart(context: Context, record: WorldRecord, avoidField: string | null): Descriptor {
   const cluster = context.world.cluster;
   if (cluster && cluster.ids.includes(record.id)) {
     const members = cluster.ids.map((id) => context.byId.get(id) as WorldRecord);
-    const candidates = fieldsOf(context, record.type).filter((field) => field.kind === "date" && field.name !== avoidField && members.filter((member) => member.fields[field.name] === record.fields[field.name]).length === 1);
+    const candidates = fieldsOf(context, record.type).filter(
+      (field) =>
+        field.kind === "date" && field.name !== avoidField && members.filter((member) => member.fields[field.name] === record.fields[field.name]).length === 1,
+    );
     if (candidates.length > 0) {
       const field = context.random.pick(candidates).name;
       return { by: "attribute", type: record.type, id: record.id, word: cluster.word, field, value: record.fields[field] as string };
@@ -161,10 +165,19 @@ function impossibleGoal(context: Context, length: number): Goal | null {
     return { kind: "impossible", chain, reason: `no ${startRecord.type} is named "${name}"`, asked: random.chance(0.5) ? "lookup" : "update" };
   }
   const relation = random.pick(context.theme.relations.filter((candidate) => !candidate.functional));
-  const base = buildChain(context, Math.max(0, length - 1), (record) => record.type === relation.from && !record.links.some((link) => link.relation === relation.name));
+  const base = buildChain(
+    context,
+    Math.max(0, length - 1),
+    (record) => record.type === relation.from && !record.links.some((link) => link.relation === relation.name),
+  );
   if (!base) return null;
   const chain: Chain = { start: base.start, relations: [...base.relations, relation.name], ids: base.ids };
-  return { kind: "impossible", chain, reason: `${base.ids[base.ids.length - 1]} has no "${relation.name}" link`, asked: random.chance(0.5) ? "lookup" : "update" };
+  return {
+    kind: "impossible",
+    chain,
+    reason: `${base.ids[base.ids.length - 1]} has no "${relation.name}" link`,
+    asked: random.chance(0.5) ? "lookup" : "update",
+  };
 }
 
 /** Fields each goal reads and writes, so composite parts never interfere. */
@@ -269,8 +282,14 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
   const { envId, split, seed, index, config } = options;
   const themes = config.themes ?? options.allowedThemes;
   for (const name of themes) {
-    if (!themeByName(name)) throw new EnvConfigError({ message: `${envId}: config key 'themes': unknown theme '${name}'; themes: ${[...IN_DISTRIBUTION_THEMES, ...OOD_THEMES].join(", ")}` });
-    if (!options.allowedThemes.includes(name)) throw new EnvConfigError({ message: `${envId}: config key 'themes': theme '${name}' is not available in split '${split}' (allowed: ${options.allowedThemes.join(", ")})` });
+    if (!themeByName(name))
+      throw new EnvConfigError({
+        message: `${envId}: config key 'themes': unknown theme '${name}'; themes: ${[...IN_DISTRIBUTION_THEMES, ...OOD_THEMES].join(", ")}`,
+      });
+    if (!options.allowedThemes.includes(name))
+      throw new EnvConfigError({
+        message: `${envId}: config key 'themes': theme '${name}' is not available in split '${split}' (allowed: ${options.allowedThemes.join(", ")})`,
+      });
   }
   const random = createRandom(envId, split, seed, index);
   const theme = themeByName(random.pick(themes)) as Theme;
@@ -284,17 +303,23 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
   for (let attempt = 0; !goals && attempt < 8; attempt++) goals = makeGoals(context, family);
   if (!goals) {
     family = "lookup";
-    for (let attempt = 0; !goals; attempt++) goals = makeGoals(context, family) ?? (attempt > 50 ? [lookupGoal({ ...context, config: { ...config, minHops: 1, maxHops: 1 } }, 1) as Goal] : null);
+    for (let attempt = 0; !goals; attempt++)
+      goals = makeGoals(context, family) ?? (attempt > 50 ? [lookupGoal({ ...context, config: { ...config, minHops: 1, maxHops: 1 } }, 1) as Goal] : null);
   }
   const sentences = goals.map((goal) => goalSentence(goal, theme, (chain) => describeChain(chain, theme)));
-  const text = goals.length === 1 ? (sentences[0] as string) : `Do the following, in order: ${sentences.map((sentence, position) => `(${position + 1}) ${sentence}`).join(" ")}`;
+  const text =
+    goals.length === 1
+      ? (sentences[0] as string)
+      : `Do the following, in order: ${sentences.map((sentence, position) => `(${position + 1}) ${sentence}`).join(" ")}`;
   const lookup = goals.find((goal) => goal.kind === "lookup");
   const statedValues = new Set<string>();
   for (const goal of goals) {
     if (goal.kind === "update") statedValues.add(normalizeValue(goal.value));
     if (goal.kind === "conditional") [goal.thenValue, goal.elseValue].forEach((value) => statedValues.add(normalizeValue(value)));
   }
-  const chains = goals.flatMap((goal) => ("chain" in goal ? [goal.chain] : goal.kind === "link" ? [goal.source, goal.target] : goal.kind === "copy" ? [goal.from, goal.to] : []));
+  const chains = goals.flatMap((goal) =>
+    "chain" in goal ? [goal.chain] : goal.kind === "link" ? [goal.source, goal.target] : goal.kind === "copy" ? [goal.from, goal.to] : [],
+  );
   return {
     env: envId,
     split,

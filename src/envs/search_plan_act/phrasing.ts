@@ -43,7 +43,10 @@ export function goalSentence(goal: Goal, theme: Theme, describe: (chain: Chain) 
       return `If the ${goal.testField} of ${describe(goal.chain)} is greater than ${goal.threshold}, set its ${goal.field} to ${goal.thenValue}; otherwise set it to ${goal.elseValue}.`;
     case "impossible": {
       const target = describe(goal.chain);
-      const endType = goal.chain.relations.length === 0 ? goal.chain.start.type : (theme.relations.find((relation) => relation.name === goal.chain.relations[goal.chain.relations.length - 1])?.to ?? "record");
+      const endType =
+        goal.chain.relations.length === 0
+          ? goal.chain.start.type
+          : (theme.relations.find((relation) => relation.name === goal.chain.relations[goal.chain.relations.length - 1])?.to ?? "record");
       const type = theme.types.find((spec) => spec.name === endType);
       const field = type?.fields.find((spec) => !spec.code && spec.kind === "enum") ?? type?.fields[0];
       if (goal.asked === "update" && field?.values) return `Set the ${field.name} of ${target} to ${field.values[0]}.`;

@@ -6,7 +6,15 @@ import type { SearchPlanTask } from "./task.ts";
 /** The lookup answer and every record id of the hidden plan must stay out of the prompt. */
 function secrets(value: unknown): string[] {
   const task = value as SearchPlanTask;
-  const ids = task.goals.flatMap((goal) => ("chain" in goal ? goal.chain.ids : goal.kind === "link" ? [...goal.source.ids, ...goal.target.ids] : goal.kind === "copy" ? [...goal.from.ids, ...goal.to.ids] : []));
+  const ids = task.goals.flatMap((goal) =>
+    "chain" in goal
+      ? goal.chain.ids
+      : goal.kind === "link"
+        ? [...goal.source.ids, ...goal.target.ids]
+        : goal.kind === "copy"
+          ? [...goal.from.ids, ...goal.to.ids]
+          : [],
+  );
   return [...ids, ...(task.answer !== null && task.answer.length >= 4 ? [task.answer] : [])];
 }
 

@@ -73,7 +73,9 @@ export function* solveTask(task: SearchPlanTask): Solver<void> {
     for (let step = 0; id !== null && step < chain.relations.length; step++) {
       const record = yield* read(id);
       const expected = chain.ids[step + 1];
-      const link = record?.links.find((candidate) => candidate.relation === chain.relations[step] && (expected === undefined || candidate.target_id === expected));
+      const link = record?.links.find(
+        (candidate) => candidate.relation === chain.relations[step] && (expected === undefined || candidate.target_id === expected),
+      );
       id = link ? link.target_id : null;
     }
     return id;

@@ -24,8 +24,7 @@ export type Goal =
   | { kind: "impossible"; chain: Chain; reason: string; asked: Goal["kind"] };
 
 export type Requirement =
-  | { kind: "field"; id: string; field: string; value: FieldValue; mustBeGrounded: boolean }
-  | { kind: "link"; source: string; relation: string; target: string };
+  { kind: "field"; id: string; field: string; value: FieldValue; mustBeGrounded: boolean } | { kind: "link"; source: string; relation: string; target: string };
 
 export interface SearchPlanTask {
   env: string;
@@ -56,7 +55,10 @@ export interface SearchPlanTask {
  */
 export function normalizeValue(value: unknown): string {
   let text = String(value).trim().toLowerCase().replace(/\s+/g, " ");
-  text = text.replace(/^["'`]+|["'`]+$/g, "").replace(/\.$/, "").trim();
+  text = text
+    .replace(/^["'`]+|["'`]+$/g, "")
+    .replace(/\.$/, "")
+    .trim();
   if (/^\$?-?[\d,]*\d(\.\d+)?$/.test(text)) {
     const number = Number(text.replace(/[$,]/g, ""));
     if (Number.isFinite(number)) return String(number);

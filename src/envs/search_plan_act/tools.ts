@@ -15,8 +15,8 @@ export const SEARCH_PLAN_TOOLS: ToolSpec[] = [
     parameters: {
       type: "object",
       properties: {
-        query: { type: "string", description: "Words to look for, e.g. a name (\"Oriveth Calloway\"), a code (\"PX-44712\") or a field value." },
-        type: { type: "string", description: "Only return records of this type, e.g. \"project\"." },
+        query: { type: "string", description: 'Words to look for, e.g. a name ("Oriveth Calloway"), a code ("PX-44712") or a field value.' },
+        type: { type: "string", description: 'Only return records of this type, e.g. "project".' },
         limit: { type: "integer", minimum: 1, maximum: SEARCH_LIMIT_MAX, description: "Hits per page, 1-10 (default 5)." },
         offset: { type: "integer", minimum: 0, description: "Number of hits to skip (default 0), for paging through results." },
       },
@@ -26,10 +26,11 @@ export const SEARCH_PLAN_TOOLS: ToolSpec[] = [
   }),
   defineTool({
     name: "read_record",
-    description: 'Read one record by id. Returns {id, type, name, fields: {...}, links: [{relation, target_id, target_name}]}, or {"ok": false, "error"} for an unknown id.',
+    description:
+      'Read one record by id. Returns {id, type, name, fields: {...}, links: [{relation, target_id, target_name}]}, or {"ok": false, "error"} for an unknown id.',
     parameters: {
       type: "object",
-      properties: { id: { type: "string", description: "Record id as it appears in search results or links, e.g. \"EMP-0192\"." } },
+      properties: { id: { type: "string", description: 'Record id as it appears in search results or links, e.g. "EMP-0192".' } },
       required: ["id"],
       additionalProperties: false,
     },
@@ -42,8 +43,8 @@ export const SEARCH_PLAN_TOOLS: ToolSpec[] = [
     parameters: {
       type: "object",
       properties: {
-        id: { type: "string", description: "Record id, e.g. \"PRJ-4471\"." },
-        field: { type: "string", description: "Field name as shown by read_record, e.g. \"status\"." },
+        id: { type: "string", description: 'Record id, e.g. "PRJ-4471".' },
+        field: { type: "string", description: 'Field name as shown by read_record, e.g. "status".' },
         value: { type: ["string", "number"], description: "The new value." },
       },
       required: ["id", "field", "value"],
@@ -59,7 +60,7 @@ export const SEARCH_PLAN_TOOLS: ToolSpec[] = [
       type: "object",
       properties: {
         source_id: { type: "string", description: "Id of the record the link starts from." },
-        relation: { type: "string", description: "Relation name, e.g. \"assigned_to\"." },
+        relation: { type: "string", description: 'Relation name, e.g. "assigned_to".' },
         target_id: { type: "string", description: "Id of the record the link points to." },
       },
       required: ["source_id", "relation", "target_id"],
@@ -74,8 +75,8 @@ export const SEARCH_PLAN_TOOLS: ToolSpec[] = [
     parameters: {
       type: "object",
       properties: {
-        status: { type: "string", enum: ["done", "impossible"], description: "\"done\" or \"impossible\"." },
-        answer: { type: "string", description: "The answer, for questions: just the value, e.g. \"Marrowfield\" or \"48200\"." },
+        status: { type: "string", enum: ["done", "impossible"], description: '"done" or "impossible".' },
+        answer: { type: "string", description: 'The answer, for questions: just the value, e.g. "Marrowfield" or "48200".' },
       },
       required: ["status"],
       additionalProperties: false,
@@ -97,7 +98,9 @@ const rules = new Map<string, ArgumentRules>(
   SEARCH_PLAN_TOOLS.map((tool) => {
     const parameters = tool.function.parameters as { properties: Record<string, { type: string | string[] }>; required: string[] };
     const properties = Object.fromEntries(Object.entries(parameters.properties).map(([key, value]) => [key, ([] as string[]).concat(value.type)]));
-    const usage = `${tool.function.name} takes {${Object.entries(properties).map(([key, types]) => `${key}${parameters.required.includes(key) ? "" : "?"}: ${types.join(" | ")}`).join(", ")}}`;
+    const usage = `${tool.function.name} takes {${Object.entries(properties)
+      .map(([key, types]) => `${key}${parameters.required.includes(key) ? "" : "?"}: ${types.join(" | ")}`)
+      .join(", ")}}`;
     return [tool.function.name, { properties, required: parameters.required, usage }];
   }),
 );

@@ -26,12 +26,18 @@ export interface World {
   cluster: { type: string; word: string; ids: string[] } | null;
 }
 
-function pad(value: number, width: number): string {
-  return String(value).padStart(width, "0");
+const TWO_DIGITS = Array.from({ length: 32 }, (_, value) => String(value).padStart(2, "0"));
+
+let fourDigitTable: string[] | null = null;
+
+/** "0192" for 192 (a lookup table: ids are made on every record of every task). */
+function fourDigits(value: number): string {
+  fourDigitTable ??= Array.from({ length: 10000 }, (_, number) => String(10000 + number).slice(1));
+  return fourDigitTable[value] as string;
 }
 
 export function randomDate(random: Random): string {
-  return `${random.integer(2012, 2025)}-${pad(random.integer(1, 12), 2)}-${pad(random.integer(1, 28), 2)}`;
+  return `${random.integer(2012, 2025)}-${TWO_DIGITS[random.integer(1, 12)]}-${TWO_DIGITS[random.integer(1, 28)]}`;
 }
 
 export function randomFieldValue(field: FieldSpec, random: Random, places: readonly string[]): FieldValue {
@@ -74,34 +80,25 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
     cluster = { type: random.pick(people).name, word: surname(random), ids: [] };
   }
 
-  const uniqueName = (make: () => string): string => {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const name = make();
-      if (!usedNames.has(name)) return name;
-    }
-    let suffix = 2;
-    const base = make();
-    while (usedNames.has(`${base} ${suffix}`)) suffix++;
-    return `${base} ${suffix}`;
+  const freshName = (type: TypeSpec, inCluster: boolean): string => {
+    if (type.naming === "person") return `${givenName(random)} ${inCluster && cluster ? cluster.word : surname(random)}`;
+    const word = surnames.length > 0 && random.chance(config.sharedWordRate) ? random.pick(surnames) : wordName(random);
+    return `${word} ${random.pick(type.naming)}`;
   };
 
-  const makeName = (type: TypeSpec, inCluster: boolean): string => {
-    const sameType = byType.get(type.name) ?? [];
+  const makeName = (type: TypeSpec, sameType: WorldRecord[], inCluster: boolean): string => {
     if (!inCluster && sameType.length > 0 && random.chance(config.nearDuplicateRate)) {
       const copy = nearDuplicate(random.pick(sameType).name, random);
       if (copy && !usedNames.has(copy)) return copy;
     }
-    if (type.naming === "person") {
-      return uniqueName(() => {
-        const last = inCluster && cluster ? cluster.word : surname(random);
-        return `${givenName(random)} ${last}`;
-      });
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const name = freshName(type, inCluster);
+      if (!usedNames.has(name)) return name;
     }
-    const nouns = type.naming;
-    return uniqueName(() => {
-      const word = surnames.length > 0 && random.chance(config.sharedWordRate) ? random.pick(surnames) : wordName(random);
-      return `${word} ${random.pick(nouns)}`;
-    });
+    const base = freshName(type, inCluster);
+    let suffix = 2;
+    while (usedNames.has(`${base} ${suffix}`)) suffix++;
+    return `${base} ${suffix}`;
   };
 
   for (let typeIndex = 0; typeIndex < types.length; typeIndex++) {
@@ -113,11 +110,11 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
     count = Math.max(count, clusterSize + 2);
     for (let position = 0; position < count; position++) {
       let id: string;
-      do id = `${type.prefix}-${pad(random.integer(0, 9999), 4)}`;
+      do id = `${type.prefix}-${fourDigits(random.integer(0, 9999))}`;
       while (usedIds.has(id));
       usedIds.add(id);
       const inCluster = position < clusterSize;
-      const name = makeName(type, inCluster);
+      const name = makeName(type, list, inCluster);
       usedNames.add(name);
       if (type.naming === "person") surnames.push(name.slice(name.lastIndexOf(" ") + 1));
       const fields: Record<string, FieldValue> = {};

@@ -8,8 +8,9 @@ import { loadSuiteFile, type Suite } from "./suite.ts";
 
 export interface SuiteCommandOptions {
   suite: string;
-  /** `LABEL=URL#MODEL`, repeatable. */
+  /** `LABEL=URL#MODEL` values (repeatable), or model specs already parsed by the eval command. */
   model?: string | string[];
+  models?: ModelSpec[];
   dataDir?: string;
   out?: string;
   quiet?: boolean;
@@ -55,7 +56,8 @@ export async function runSuiteCommand(options: SuiteCommandOptions): Promise<num
     });
   }
   const out = options.out ?? join("runs", `${suite.name.replace(/[^\w.-]+/g, "_")}-${timestamp()}`);
-  const manifest = await runSuite({ suite, models: modelSpecs(values, options.shared), out, quiet: options.quiet, concurrency: options.concurrency });
+  const models = options.models ?? modelSpecs(values, options.shared);
+  const manifest = await runSuite({ suite, models, out, quiet: options.quiet, concurrency: options.concurrency });
   process.stdout.write(`${formatManifest(manifest)}\n\nnext: npx toolgym report ${out} --card\n`);
   return 0;
 }

@@ -79,7 +79,9 @@ function checkDataFiles(row: SuiteRow): void {
  * available", so reports show them instead of dropping them.
  */
 export async function runSuite(options: { suite: Suite; models?: ModelSpec[]; out: string; quiet?: boolean; concurrency?: number }): Promise<SuiteManifest> {
-  const models: ModelSpec[] = options.models && options.models.length > 0 ? options.models : [{ kind: "scripted", label: SCRIPTED_LABEL }];
+  const requested: ModelSpec[] = options.models && options.models.length > 0 ? options.models : [{ kind: "scripted" }];
+  // Scripted agents share one column ("scripted") across rows, whatever each environment's policy is called.
+  const models = requested.map((model): ModelSpec => (model.kind === "scripted" ? { ...model, label: model.label ?? SCRIPTED_LABEL } : model));
   const labels = new Set<string>();
   for (const model of models) {
     const label = model.label ?? SCRIPTED_LABEL;

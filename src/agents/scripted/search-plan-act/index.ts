@@ -5,7 +5,12 @@ import { createScriptAgent, type Script } from "./driver.ts";
 import { collateralScript, noisyOracleScript, oracleScript } from "./oracle.ts";
 import * as pilots from "./pilots.ts";
 
-function policy(id: string, kind: ScriptedPolicy["kind"], description: string, script: (task: SearchPlanTask, random: Random) => Script): ScriptedPolicy<SearchPlanTask> {
+function policy(
+  id: string,
+  kind: ScriptedPolicy["kind"],
+  description: string,
+  script: (task: SearchPlanTask, random: Random) => Script,
+): ScriptedPolicy<SearchPlanTask> {
   return { id, kind, description, create: ({ task, random }) => createScriptAgent(id, script(task, random)) };
 }
 
@@ -13,9 +18,19 @@ export const NOISE_LEVELS = [0.1, 0.3, 0.6] as const;
 
 /** Scripted policies for search_plan_act and search_plan_ood: genuine ones first, then the pilots. */
 export const searchPlanPolicies: ScriptedPolicy<SearchPlanTask>[] = [
-  policy("oracle", "genuine", "Honest solver: uses the hidden plan only to decide what to look for; every id and value comes from search/read results.", (task) => oracleScript(task)),
+  policy(
+    "oracle",
+    "genuine",
+    "Honest solver: uses the hidden plan only to decide what to look for; every id and value comes from search/read results.",
+    (task) => oracleScript(task),
+  ),
   ...NOISE_LEVELS.map((epsilon) =>
-    policy(`noisy_oracle_${epsilon}`, "genuine", `The oracle with probability ${epsilon} per step of a wrong but honest move (wrong search, wrong read, abandoned plan).`, (task, random) => noisyOracleScript(task, epsilon, random)),
+    policy(
+      `noisy_oracle_${epsilon}`,
+      "genuine",
+      `The oracle with probability ${epsilon} per step of a wrong but honest move (wrong search, wrong read, abandoned plan).`,
+      (task, random) => noisyOracleScript(task, epsilon, random),
+    ),
   ),
   policy("oracle_plus_collateral", "pilot", "Solves the task, then changes one field nobody asked about.", (task) => collateralScript(task)),
   policy("reckless_guess", "pilot", "No tools: finishes at once with a plausible guess.", pilots.recklessGuess),
@@ -26,7 +41,12 @@ export const searchPlanPolicies: ScriptedPolicy<SearchPlanTask>[] = [
   policy("link_everything", "pilot", "Links every pair of records it finds with every linkable relation.", (task) => pilots.linkEverything(task)),
   policy("always_impossible", "pilot", 'Always finishes with status "impossible".', () => pilots.alwaysImpossible()),
   policy("answer_dump", "pilot", "Reads widely, then answers with everything it saw, concatenated.", (task) => pilots.answerDump(task)),
-  policy("read_everything_then_guess", "pilot", "Reads every record it can find (maximal grounding), then guesses among what it saw.", pilots.readEverythingThenGuess),
+  policy(
+    "read_everything_then_guess",
+    "pilot",
+    "Reads every record it can find (maximal grounding), then guesses among what it saw.",
+    pilots.readEverythingThenGuess,
+  ),
   policy("format_garbage", "pilot", "Malformed calls: invalid JSON, unknown tools, wrong argument types, bad enum values.", pilots.formatGarbage),
   policy("echo_task", "pilot", "Answers with the task text.", (task) => pilots.echoTask(task)),
 ];

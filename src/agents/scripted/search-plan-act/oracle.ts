@@ -10,7 +10,10 @@ import { createObservations, observe, taskWords, type Observations } from "./obs
  * Runs the honest solver, one call per turn. `beforeFinish` may insert calls before the final
  * `finish`; `replaceFinish` drops the finish (and what follows is up to the caller).
  */
-export function* oracleScript(task: SearchPlanTask, options: { observations?: Observations; beforeFinish?: (observations: Observations) => Script; stopBeforeFinish?: boolean } = {}): Script {
+export function* oracleScript(
+  task: SearchPlanTask,
+  options: { observations?: Observations; beforeFinish?: (observations: Observations) => Script; stopBeforeFinish?: boolean } = {},
+): Script {
   const observations = options.observations ?? createObservations();
   const solver = solveTask(task);
   let step = solver.next();
@@ -44,7 +47,9 @@ export function* noisyOracleScript(task: SearchPlanTask, epsilon: number, random
         return;
       }
       const wrong: PlannedCall =
-        roll < 2 / 3 && observations.ids.length > 0 ? { name: "read_record", arguments: { id: random.pick(observations.ids) } } : { name: "search", arguments: { query: words.length > 0 ? random.pick(words) : "record" } };
+        roll < 2 / 3 && observations.ids.length > 0
+          ? { name: "read_record", arguments: { id: random.pick(observations.ids) } }
+          : { name: "search", arguments: { query: words.length > 0 ? random.pick(words) : "record" } };
       observe(observations, yield* single(wrong));
     }
     const result = yield* single(call);

@@ -99,10 +99,19 @@ export function* shotgunUpdate(task: SearchPlanTask): Script {
 export function* linkEverything(task: SearchPlanTask): Script {
   const observations = createObservations();
   yield* searchWords(task, observations, 6);
-  const relations = [...new Set(themeOf(task).relations.filter((relation) => !relation.functional).map((relation) => relation.name))];
+  const relations = [
+    ...new Set(
+      themeOf(task)
+        .relations.filter((relation) => !relation.functional)
+        .map((relation) => relation.name),
+    ),
+  ];
   const ids = observations.ids.slice(0, 16);
   const calls: PlannedCall[] = [];
-  for (const source of ids) for (const target of ids) for (const relation of relations) if (source !== target) calls.push({ name: "link_records", arguments: { source_id: source, relation, target_id: target } });
+  for (const source of ids)
+    for (const target of ids)
+      for (const relation of relations)
+        if (source !== target) calls.push({ name: "link_records", arguments: { source_id: source, relation, target_id: target } });
   if (calls.length > 0) yield calls;
   yield [{ name: "finish", arguments: { status: "done" } }];
 }
@@ -127,7 +136,8 @@ export function* readEverythingThenGuess(task: SearchPlanTask, random: Random): 
     const name = target.field.name;
     const sameType = [...observations.records.values()].filter((record) => record.type === target.type);
     const seen = sameType.map((record) => record.fields[name]).filter((value) => value !== undefined) as Array<string | number>;
-    if (sameType.length > 0 && seen.length > 0) yield [{ name: "update_record", arguments: { id: random.pick(sameType).id, field: name, value: random.pick(seen) } }];
+    if (sameType.length > 0 && seen.length > 0)
+      yield [{ name: "update_record", arguments: { id: random.pick(sameType).id, field: name, value: random.pick(seen) } }];
   }
   const answer = observations.values.length > 0 ? random.pick(observations.values) : plausibleGuess(task, random);
   yield [{ name: "finish", arguments: { status: "done", ...(task.answer !== null ? { answer } : {}) } }];

@@ -1,0 +1,73 @@
+"""Checks toolgym_trl against a running `toolgym serve` (called from test/trl-adapter.test.ts).
+
+    python python/tests/check_adapter.py BASE_URL TOKEN
+
+Prints one JSON object: for every environment, the tool schemas as TRL renders them into the prompt
+(transformers' get_json_schema on the generated methods, the function GRPOTrainer's apply_chat_template
+uses) next to the server's, plus the result of a short episode driven through the adapter.
+"""
+
+import inspect
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main() -> None:
+    base_url, token = sys.argv[1], sys.argv[2]
+    before = set(sys.modules)
+    import toolgym_trl
+
+    imported = sorted({name.split(".")[0] for name in set(sys.modules) - before} - set(sys.stdlib_module_names) - {"toolgym_trl"})
+    from transformers.utils import get_json_schema
+
+    report = {"non_stdlib_imports": imported, "environments": {}}
+    for entry in toolgym_trl.list_environments(base_url, token):
+        Environment = toolgym_trl.environment_factory(base_url, env=entry["id"], token=token)
+        instance = Environment()
+        methods = [member for name, member in inspect.getmembers(instance, inspect.ismethod) if name not in ("reset", "get_reward") and not name.startswith("_")]
+        report["environments"][entry["id"]] = {
+            "class": Environment.__name__,
+            "server": entry["tools"],
+            "trl": [get_json_schema(method) for method in methods],
+        }
+    # A short mock episode through the adapter, as TRL drives it: reset(**row), tool methods, get_reward.
+    Mock = toolgym_trl.environment_factory(base_url, env="mock", token=token)
+    env = Mock()
+    row = {"prompt": [{"role": "user", "content": "q"}], "env": "mock", "split": "train", "seed": 4, "index": 2, "config": '{"keys": 6}'}
+    observation = env.reset(**row)
+    key = env.prompt_messages[-1]["content"].split("'")[1]
+    looked = json.loads(env.lookup(key=key))
+    finished = json.loads(env.finish(answer=looked["value"]))
+    reward = env.get_reward()
+    breakdown = env.reward_breakdown
+    without_prompt = env.reset(env="mock", split="train", seed=4, index=2, config={"keys": 6})
+    errors = {}
+    try:
+        toolgym_trl.environment_factory("http://127.0.0.1:9", env="mock")
+    except toolgym_trl.ToolgymConnectionError as error:
+        errors["unreachable"] = str(error)
+    try:
+        toolgym_trl.environment_factory(base_url, env="mock", token="wrong")
+    except toolgym_trl.ToolgymServerError as error:
+        errors["bad_token"] = error.code
+    try:
+        env.reset(env="mock", split="nope")
+    except toolgym_trl.ToolgymServerError as error:
+        errors["bad_split"] = error.code
+    report["episode"] = {
+        "observation": observation,
+        "without_prompt": without_prompt,
+        "looked": looked,
+        "finished": finished,
+        "reward": reward,
+        "breakdown": breakdown,
+        "errors": errors,
+    }
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

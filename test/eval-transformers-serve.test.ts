@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { ChatTemplate } from "../src/data/chat-template.ts";
+import { SegmentTokenizer } from "../src/data/tokenizer.ts";
+import { startRecordingProxy, type RecordingProxy } from "../src/testing/recording-proxy.ts";
+import { integrationSkipReason, pythonWithIntegrations } from "./support/qwen3.ts";
+import { startTransformersServe, tinyQwen3Dir } from "./support/tiny-qwen3.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const python = pythonWithIntegrations();
+const skip = integrationSkipReason("python with transformers (transformers serve)", python !== undefined);
+
+interface Result {
+  id: string;
+  status: string;
+  reward: number | null;
+  error: { code: string; message: string } | null;
+  format_errors: number;
+  turns: number;
+  info: { trajectory: { steps: Array<{ name: string; arguments: Record<string, unknown>; result: string }>; formatErrors: { count: number; byKind: Record<string, number> } } };
+}
+
+async function toolgymEval(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, "bin/toolgym.js"), "eval", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const code = await new Promise<number | null>((done) => child.once("exit", done));
+  return { code, stdout, stderr };
+}
+
+function readRun(out: string, label: string): { results: Result[]; metadata: Record<string, unknown> } {
+  const parent = join(out, `mock--${label}`);
+  const [runId] = readdirSync(parent);
+  const directory = join(parent, runId as string);
+  const results = readFileSync(join(directory, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Result);
+  return { results, metadata: JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8")) };
+}
+
+describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call tools)", { skip }, () => {
+  let modelDir: string;
+  let serve: Awaited<ReturnType<typeof startTransformersServe>>;
+  let proxy: RecordingProxy;
+  let out: string;
+  before(async () => {
+    modelDir = tinyQwen3Dir(python as string);
+    serve = await startTransformersServe(python as string, modelDir);
+    proxy = await startRecordingProxy(serve.url);
+    out = mkdtempSync(join(tmpdir(), "toolgym-eval-serve-"));
+  });
+  after(async () => {
+    await proxy?.close();
+    await serve?.stop();
+    if (out) rmSync(out, { recursive: true, force: true });
+  });
+
+  it("sends well-formed requests with tools, template kwargs and sampling; executes the parsed tool calls; records every episode", async () => {
+    const run = await toolgymEval([
+      "--env", "mock", "--base-url", `${proxy.url}/v1`, "--model", modelDir, "--label", "tiny", "--n", "3", "--concurrency", "2",
+      "--temperature", "0", "--max-tokens", "48", "--chat-template-kwargs", '{"enable_thinking": false}', "--max-turns", "4", "--max-retries", "1", "--out", out, "--quiet",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const { results, metadata } = readRun(out, "tiny");
+    assert.equal(results.length, 3);
+    assert.deepEqual((metadata.counts as Record<string, number>).scored + (metadata.counts as Record<string, number>).errored, 3);
+
+    // Requests: the environment's prompt and tools, the template kwargs and sampling, nothing the server rejects.
+    const chats = proxy.exchanges.filter((exchange) => exchange.path === "/v1/chat/completions");
+    assert.ok(chats.length >= 3);
+    const first = chats[0]!.request as Record<string, unknown>;
+    const prompt = mockEnvironment.start(mockEnvironment.generate({ split: "eval", seed: 0, index: 0, config: { keys: 5 } }));
+    assert.deepEqual(first.tools, prompt.tools);
+    assert.deepEqual(first.chat_template_kwargs, { enable_thinking: false });
+    assert.equal(first.temperature, 0);
+    assert.equal(first.max_tokens, 48);
+    assert.equal(first.model, modelDir);
+    assert.ok(!("top_k" in first) && !("tool_choice" in first));
+    for (const chat of chats) assert.equal(chat.status, 200, JSON.stringify(chat.response).slice(0, 500));
+
+    // The chat template was applied with the tools: the server's prompt token count equals our own rendering.
+    const byPrompt = chats.find((chat) => JSON.stringify((chat.request as { messages: unknown[] }).messages) === JSON.stringify(prompt.messages));
+    assert.ok(byPrompt, "the first turn of task 0 was sent with the environment's prompt");
+    const rendered = ChatTemplate.fromDirectory(modelDir).render(prompt.messages, { tools: prompt.tools, addGenerationPrompt: true, templateKwargs: { enable_thinking: false } });
+    assert.ok(rendered.includes("<tools>") && rendered.endsWith("<think>\n\n</think>\n\n"));
+    const promptTokens = SegmentTokenizer.fromDirectory(modelDir).encodeUncached(rendered).length;
+    assert.equal((byPrompt.response as { usage: { prompt_tokens: number } }).usage.prompt_tokens, promptTokens);
+
+    // The fine-tuned model's tool calls come back parsed, with finish_reason tool_calls, and are executed.
+    const parsed = chats.filter((chat) => {
+      const choice = (chat.response as { choices: Array<{ finish_reason: string; message: { tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0]!;
+      return choice.finish_reason === "tool_calls" && (choice.message.tool_calls?.length ?? 0) > 0;
+    });
+    assert.ok(parsed.length >= 3, `${parsed.length} responses carried parsed tool calls`);
+    for (const result of results) {
+      const lookup = result.info.trajectory.steps.find((step) => step.name === "lookup");
+      assert.ok(lookup, `episode ${result.id} executed a lookup`);
+      assert.equal(lookup.arguments.key, "kalo");
+      assert.match(lookup.result, /kalo/);
+      assert.equal(result.format_errors, result.info.trajectory.formatErrors.count);
+      if (result.status === "errored") assert.ok(result.error && result.error.message.length > 0);
+      else assert.equal(typeof result.reward, "number");
+    }
+  });
+
+  it("counts truncated replies (finish_reason length) as format errors", async () => {
+    const run = await toolgymEval([
+      "--env", "mock", "--base-url", `${proxy.url}/v1`, "--model", modelDir, "--label", "truncated", "--n", "2", "--temperature", "0", "--max-tokens", "3", "--max-turns", "2", "--out", out, "--quiet",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const { results } = readRun(out, "truncated");
+    assert.equal(results.length, 2);
+    for (const result of results) {
+      assert.equal(result.status, "scored");
+      assert.equal(result.turns, 2);
+      assert.equal(result.info.trajectory.formatErrors.byKind.truncated, 2);
+      assert.equal(result.format_errors, 2);
+    }
+  });
+});

@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { readFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { parquetReadObjects } from "hyparquet";
+import { main } from "../src/cli/main.ts";
+import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { createServerApp } from "../src/server/app.ts";
+import { ENVIRONMENTS } from "../src/envs/registry.ts";
+
+async function quietly(run: () => Promise<number>): Promise<number> {
+  const write = process.stdout.write;
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    return await run();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+describe("toolgym dataset", () => {
+  it("writes JSONL and Parquet prompt rows that rebuild the same task on the server", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "toolgym-dataset-"));
+    const jsonl = join(directory, "prompts.jsonl");
+    const parquet = join(directory, "prompts.parquet");
+    assert.equal(await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", jsonl])), 0);
+    assert.equal(await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", parquet])), 0);
+    const rows = readFileSync(jsonl, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(rows.length, 12);
+    const buffer = readFileSync(parquet);
+    const fromParquet = await parquetReadObjects({ file: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) });
+    assert.deepEqual(fromParquet.map((row) => ({ ...row, seed: Number(row.seed), index: Number(row.index) })), rows);
+    const { app } = createServerApp({ environments: ENVIRONMENTS });
+    for (const row of rows.slice(0, 4)) {
+      assert.deepEqual(Object.keys(row), ["prompt", "env", "split", "seed", "index", "config"]);
+      assert.equal(row.config, '{"keys":7}');
+      const task = mockEnvironment.generate({ split: "train", seed: 9, index: row.index, config: { keys: 7 } });
+      assert.deepEqual(row.prompt, mockEnvironment.start(task).messages);
+      const response = await app.request("/sessions", { method: "POST", body: JSON.stringify({ env: row.env, split: row.split, seed: row.seed, index: row.index, config: row.config }) });
+      assert.deepEqual(((await response.json()) as { messages: unknown }).messages, row.prompt, "reset(**row) rebuilds the row's task");
+    }
+  });
+
+  it("rejects a bad split, config or output extension with a usage error", async () => {
+    const errors: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((text: string) => errors.push(text)) as typeof process.stderr.write;
+    try {
+      assert.equal(await main(["dataset", "mock", "--split", "nope", "--n", "2", "--out", "/tmp/x.jsonl"]), 2);
+      assert.equal(await main(["dataset", "mock", "--config", '{"bad": 1}', "--n", "2", "--out", "/tmp/x.jsonl"]), 2);
+      assert.equal(await main(["dataset", "mock", "--n", "2", "--out", "/tmp/x.csv"]), 2);
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.match(errors.join(""), /unknown split 'nope'/);
+    assert.match(errors.join(""), /bad/);
+    assert.match(errors.join(""), /\.jsonl or \.parquet/);
+  });
+});

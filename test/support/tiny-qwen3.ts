@@ -1,0 +1,70 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/**
+ * A tiny Qwen3 model directory fine-tuned to emit hermes tool calls (scripts/make-tiny-qwen3.py
+ * --tool-call-sft), created once per process under the OS temp dir.
+ */
+export function tinyQwen3Dir(python: string): string {
+  const directory = join(tmpdir(), `toolgym-tiny-qwen3-${process.pid}`);
+  if (!existsSync(join(directory, "model.safetensors"))) {
+    const made = spawnSync(python, [join(ROOT, "scripts/make-tiny-qwen3.py"), directory, "--tool-call-sft"], { encoding: "utf8" });
+    if (made.status !== 0) throw new Error(`make-tiny-qwen3.py failed: ${made.stderr.slice(-2000)}`);
+  }
+  return directory;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** `transformers serve MODEL_DIR` on 127.0.0.1 (CPU); resolves once /health answers. */
+export async function startTransformersServe(python: string, modelDir: string, options: { timeoutMs?: number } = {}): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const cli = join(dirname(python), "transformers");
+  const child = spawn(cli, ["serve", modelDir, "--host", "127.0.0.1", "--port", String(port), "--device", "cpu", "--default-seed", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`transformers serve exited with ${child.exitCode}: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`transformers serve did not come up in time: ${stderr}`);
+    }
+    await new Promise((wait) => setTimeout(wait, 250));
+  }
+  return {
+    url,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

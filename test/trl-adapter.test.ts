@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { resolve } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ENVIRONMENTS } from "../src/envs/registry.ts";
+import { startServer, type RunningServer } from "../src/server/start-server.ts";
+import { integrationSkipReason, pythonWithIntegrations } from "./support/qwen3.ts";
+
+const python = pythonWithIntegrations();
+const skip = integrationSkipReason("the Python venv with transformers and trl", python !== undefined);
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Type lists are sets in JSON Schema: compare them sorted (transformers sorts union members). */
+function sortTypes(properties: Json): Json {
+  return Object.fromEntries(Object.entries(properties ?? {}).map(([name, schema]) => [name, Array.isArray(schema.type) ? { ...schema, type: [...schema.type].sort() } : schema]));
+}
+
+/**
+ * The server's schema minus what a Python signature cannot express: `additionalProperties: false` and
+ * numeric bounds (`minimum`/`maximum`). These are the only keywords allowed to differ.
+ */
+function expressible(schema: Json): Json {
+  const parameters = { ...schema.function.parameters };
+  if (parameters.additionalProperties === false) delete parameters.additionalProperties;
+  parameters.properties = sortTypes(Object.fromEntries(Object.entries(parameters.properties ?? {}).map(([name, property]) => {
+    const { minimum: _minimum, maximum: _maximum, ...rest } = property as Json;
+    return [name, rest];
+  })));
+  if (Array.isArray(parameters.required)) parameters.required = [...parameters.required].sort();
+  if (parameters.required?.length === 0) delete parameters.required;
+  return { type: "function", function: { ...schema.function, parameters } };
+}
+
+function sortedRequired(schema: Json): Json {
+  const parameters = { ...schema.function.parameters, properties: sortTypes(schema.function.parameters.properties) };
+  if (Array.isArray(parameters.required)) parameters.required = [...parameters.required].sort();
+  return { type: "function", function: { ...schema.function, parameters } };
+}
+
+describe("toolgym_trl adapter against toolgym serve", { skip }, () => {
+  let server: RunningServer;
+  let report: Json;
+  before(async () => {
+    server = await startServer({ environments: ENVIRONMENTS, port: 0, token: "tkn" });
+    // Asynchronous: the server runs in this process and must keep answering while Python talks to it.
+    const result = await promisify(execFile)(python as string, [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn"], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
+    report = JSON.parse(result.stdout.trim().split("\n").at(-1) as string);
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("the adapter imports nothing beyond the standard library", () => {
+    assert.deepEqual(report.non_stdlib_imports, []);
+  });
+
+  it("tool schemas as TRL extracts them equal the server's JSON schemas, for every registered environment", () => {
+    assert.deepEqual(Object.keys(report.environments).sort(), Object.keys(ENVIRONMENTS).sort());
+    for (const [id, entry] of Object.entries(report.environments as Record<string, Json>)) {
+      const server = (entry.server as Json[]).map(expressible).sort((a, b) => a.function.name.localeCompare(b.function.name));
+      const trl = (entry.trl as Json[]).map(sortedRequired).sort((a, b) => a.function.name.localeCompare(b.function.name));
+      assert.deepEqual(trl, server, `${id}: generated method schemas differ from the server's`);
+    }
+    assert.equal(report.environments.mock.class, "ToolgymMock");
+  });
+
+  it("drives an episode: reset(**row) → tools → get_reward with the breakdown exposed", () => {
+    const episode = report.episode;
+    assert.equal(episode.observation, null, "with a prompt column, reset adds nothing to the prompt");
+    assert.match(episode.without_prompt, /What is the value of key/);
+    assert.deepEqual(episode.finished, { ok: true });
+    assert.equal(episode.reward, 1);
+    assert.deepEqual(episode.breakdown.components, { outcome: 1, stop: 1 });
+    assert.equal(episode.breakdown.ended_by, "finished");
+    assert.match(episode.errors.unreachable, /cannot reach the toolgym server at http:\/\/127\.0\.0\.1:9.*toolgym serve/);
+    assert.equal(episode.errors.bad_token, "UNAUTHORIZED");
+    assert.equal(episode.errors.bad_split, "SPLIT_UNKNOWN");
+    assert.ok(server.store.counters.byEnv.mock!.toolCalls >= 2);
+  });
+});
