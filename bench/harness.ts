@@ -54,6 +54,24 @@ async function run(n: number, label: string, onEpisode?: (done: number) => void)
   return { seconds, turns, cpuMsPerTurn: (used.user + used.system) / 1000 / turns };
 }
 
+/** The floor on this machine: CPU of a bare `fetch` round trip of a first-turn request (no client library, no harness). */
+async function bareFetch(requests: number): Promise<number> {
+  const first = env.start(env.generate({ split: "eval", seed: 0, index: 0, config }));
+  const body = JSON.stringify({ model: "scripted", messages: first.messages, tools: first.tools });
+  let next = 0;
+  const cpu = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < requests) await (await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).json();
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000 / requests;
+}
+
+await bareFetch(2000);
+const floorMs = await bareFetch(4000);
+
 // Warm-up (JIT, connections), then the measured run with heap samples every 1,000 episodes.
 await run(Math.min(2000, episodes), "warmup");
 const heap: Array<{ episodes: number; mb: number }> = [];
@@ -73,6 +91,7 @@ const growth = firstHeap && lastHeap ? lastHeap.mb - firstHeap.mb : Number.NaN;
 const rows: Array<[string, string, string, string]> = [
   ["throughput (model turns/s)", throughput.toFixed(0), `≥ ${(0.9 * ideal).toFixed(0)} (90% of ${ideal.toFixed(0)})`, throughput >= 0.9 * ideal ? "ok" : "MISS"],
   ["harness CPU per model turn (ms)", measured.cpuMsPerTurn.toFixed(3), "≤ 0.5", measured.cpuMsPerTurn <= 0.5 ? "ok" : "MISS"],
+  ["  floor: bare fetch per request (ms)", floorMs.toFixed(3), "(reference)", ""],
   [
     `heap growth ${firstHeap?.episodes ?? "?"}→${lastHeap?.episodes ?? "?"} episodes (MB)`,
     Number.isNaN(growth) ? "n/a" : growth.toFixed(1),

@@ -39,11 +39,14 @@ function freePort(): Promise<number> {
 function post(agent: Agent, port: number, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((done, fail) => {
     const data = JSON.stringify(body);
-    const outgoing = request({ host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => done({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
-    });
+    const outgoing = request(
+      { host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => done({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+      },
+    );
     outgoing.on("error", fail);
     outgoing.end(data);
   });
@@ -111,7 +114,14 @@ async function load(name: string, port: number, env: string): Promise<Result> {
   await Promise.all(workers);
   for (const agent of agents) agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { server: name, calls: latencies.length, perSecond: latencies.length / windowSeconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors };
+  return {
+    server: name,
+    calls: latencies.length,
+    perSecond: latencies.length / windowSeconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors,
+  };
 }
 
 async function run(name: string, command: string, args: string[], port: number, env: string): Promise<Result> {
@@ -126,21 +136,42 @@ async function run(name: string, command: string, args: string[], port: number, 
 
 const results: Result[] = [];
 const toolgymPort = await freePort();
-results.push(await run("toolgym serve (Hono, Node)", process.execPath, [resolve(root, "bin/toolgym.js"), "serve", "--port", String(toolgymPort), "--max-sessions", "4096"], toolgymPort, "mock"));
+results.push(
+  await run(
+    "toolgym serve (Hono, Node)",
+    process.execPath,
+    [resolve(root, "bin/toolgym.js"), "serve", "--port", String(toolgymPort), "--max-sessions", "4096"],
+    toolgymPort,
+    "mock",
+  ),
+);
 let note = "";
 if (existsSync(values.python as string)) {
   const fastapiPort = await freePort();
-  results.push(await run("FastAPI + uvicorn (Python)", values.python as string, [resolve(root, "python/bench/fastapi_server.py"), String(fastapiPort)], fastapiPort, "mock"));
+  results.push(
+    await run(
+      "FastAPI + uvicorn (Python)",
+      values.python as string,
+      [resolve(root, "python/bench/fastapi_server.py"), String(fastapiPort)],
+      fastapiPort,
+      "mock",
+    ),
+  );
 } else {
   note = `FastAPI baseline skipped: no Python at ${values.python} (run scripts/setup-python.sh)`;
 }
 
 const format = (value: number, digits = 2) => value.toFixed(digits);
-process.stdout.write(`\n${sessions} concurrent sessions, ${seconds} s window after ${warmupSeconds} s warm-up, loopback, one keep-alive connection per session\n\n`);
+process.stdout.write(
+  `\n${sessions} concurrent sessions, ${seconds} s window after ${warmupSeconds} s warm-up, loopback, one keep-alive connection per session\n\n`,
+);
 process.stdout.write("| server | tool calls/s | p50 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|\n");
-for (const result of results) process.stdout.write(`| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${result.errors} |\n`);
+for (const result of results)
+  process.stdout.write(`| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${result.errors} |\n`);
 if (results.length === 2) {
   const [toolgym, fastapi] = results as [Result, Result];
-  process.stdout.write(`\nthroughput ratio toolgym/FastAPI: ${format(toolgym.perSecond / fastapi.perSecond, 1)}x (target >= 5x); toolgym p99 ${format(toolgym.p99)} ms (target <= 5 ms)\n`);
+  process.stdout.write(
+    `\nthroughput ratio toolgym/FastAPI: ${format(toolgym.perSecond / fastapi.perSecond, 1)}x (target >= 5x); toolgym p99 ${format(toolgym.p99)} ms (target <= 5 ms)\n`,
+  );
 }
 if (note) process.stdout.write(`\n${note}\n`);

@@ -26,7 +26,10 @@ describe("server app (app.request)", () => {
     const envs = await call("GET", "/envs");
     assert.deepEqual(envs.json.environments.map((entry: Json) => entry.id).sort(), Object.keys(ENVIRONMENTS).sort());
     const mock = await call("GET", "/envs/mock");
-    assert.deepEqual(mock.json.tools.map((tool: Json) => tool.function.name), ["lookup", "finish"]);
+    assert.deepEqual(
+      mock.json.tools.map((tool: Json) => tool.function.name),
+      ["lookup", "finish"],
+    );
     assert.equal((await call("GET", "/envs/nope")).status, 404);
   });
 
@@ -131,7 +134,10 @@ describe("OpenEnv protocol frames", () => {
     const task = mockEnvironment.generate({ split: "train", seed: 3, index: 1, config: { keys: 5 } });
     assert.match(reset.data.observation.messages[1].content, new RegExp(task.key));
     const listed = first({ type: "step", data: { type: "list_tools" } });
-    assert.deepEqual(listed.data.observation.tools.map((tool: Json) => tool.name), ["lookup", "finish"]);
+    assert.deepEqual(
+      listed.data.observation.tools.map((tool: Json) => tool.name),
+      ["lookup", "finish"],
+    );
     const mcpList = first({ type: "mcp", data: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     assert.equal(mcpList.data.result.tools[0].inputSchema.type, "object");
     const mcpCall = first({ type: "mcp", data: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "lookup", arguments: { key: task.key } } } });

@@ -25,19 +25,31 @@ describe("toolgym dataset", () => {
     const jsonl = join(directory, "prompts.jsonl");
     const parquet = join(directory, "prompts.parquet");
     assert.equal(await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", jsonl])), 0);
-    assert.equal(await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", parquet])), 0);
-    const rows = readFileSync(jsonl, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    assert.equal(
+      await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", parquet])),
+      0,
+    );
+    const rows = readFileSync(jsonl, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     assert.equal(rows.length, 12);
     const buffer = readFileSync(parquet);
     const fromParquet = await parquetReadObjects({ file: buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) });
-    assert.deepEqual(fromParquet.map((row) => ({ ...row, seed: Number(row.seed), index: Number(row.index) })), rows);
+    assert.deepEqual(
+      fromParquet.map((row) => ({ ...row, seed: Number(row.seed), index: Number(row.index) })),
+      rows,
+    );
     const { app } = createServerApp({ environments: ENVIRONMENTS });
     for (const row of rows.slice(0, 4)) {
       assert.deepEqual(Object.keys(row), ["prompt", "env", "split", "seed", "index", "config"]);
       assert.equal(row.config, '{"keys":7}');
       const task = mockEnvironment.generate({ split: "train", seed: 9, index: row.index, config: { keys: 7 } });
       assert.deepEqual(row.prompt, mockEnvironment.start(task).messages);
-      const response = await app.request("/sessions", { method: "POST", body: JSON.stringify({ env: row.env, split: row.split, seed: row.seed, index: row.index, config: row.config }) });
+      const response = await app.request("/sessions", {
+        method: "POST",
+        body: JSON.stringify({ env: row.env, split: row.split, seed: row.seed, index: row.index, config: row.config }),
+      });
       assert.deepEqual(((await response.json()) as { messages: unknown }).messages, row.prompt, "reset(**row) rebuilds the row's task");
     }
   });

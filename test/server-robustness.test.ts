@@ -25,22 +25,54 @@ function planRequest(random: Random, sessions: string[]): Planned {
   const junk = () => random.pick(junkValues);
   switch (random.integer(0, 11)) {
     case 0:
-      return { method: "POST", path: "/sessions", body: JSON.stringify({ env: "mock", split: random.pick(["train", "eval"]), seed: random.integer(0, 9), index: random.integer(0, 99) }), kind: "create" };
+      return {
+        method: "POST",
+        path: "/sessions",
+        body: JSON.stringify({ env: "mock", split: random.pick(["train", "eval"]), seed: random.integer(0, 9), index: random.integer(0, 99) }),
+        kind: "create",
+      };
     case 1:
-      return { method: "POST", path: "/sessions", body: JSON.stringify({ env: junk(), split: junk(), seed: junk(), index: junk(), config: junk() }), kind: "bad-create" };
+      return {
+        method: "POST",
+        path: "/sessions",
+        body: JSON.stringify({ env: junk(), split: junk(), seed: junk(), index: junk(), config: junk() }),
+        kind: "bad-create",
+      };
     case 2:
-      return { method: "POST", path: `/sessions/${encodeURIComponent(session())}/call`, body: JSON.stringify({ name: random.pick(["lookup", "finish", "rm", junk()]), arguments: random.chance(0.5) ? { key: junk(), answer: junk() } : junk() }), kind: "call" };
+      return {
+        method: "POST",
+        path: `/sessions/${encodeURIComponent(session())}/call`,
+        body: JSON.stringify({
+          name: random.pick(["lookup", "finish", "rm", junk()]),
+          arguments: random.chance(0.5) ? { key: junk(), answer: junk() } : junk(),
+        }),
+        kind: "call",
+      };
     case 3:
-      return { method: "POST", path: `/sessions/${encodeURIComponent(session())}/call`, body: random.pick(["{", "nul", "[1,", '{"name":', "\u0000\u0001", "{}}", '"just a string"']), kind: "bad-json" };
+      return {
+        method: "POST",
+        path: `/sessions/${encodeURIComponent(session())}/call`,
+        body: random.pick(["{", "nul", "[1,", '{"name":', "\u0000\u0001", "{}}", '"just a string"']),
+        kind: "bad-json",
+      };
     case 4:
       return { method: "DELETE", path: `/sessions/${encodeURIComponent(session())}`, kind: "close" };
     case 5:
-      return { method: "GET", path: `/sessions/${encodeURIComponent(session())}/reward${random.chance(0.3) ? "?ended_by=" + random.pick(["finished", "bogus", ""]) : ""}`, kind: "reward" };
+      return {
+        method: "GET",
+        path: `/sessions/${encodeURIComponent(session())}/reward${random.chance(0.3) ? "?ended_by=" + random.pick(["finished", "bogus", ""]) : ""}`,
+        kind: "reward",
+      };
     case 6:
       return { method: "POST", path: `/sessions/${encodeURIComponent(session())}/reward`, body: JSON.stringify({ ended_by: junk() }), kind: "reward-post" };
     case 7: {
       const method = random.pick(["PUT", "PATCH", "GET", "POST", "DELETE"]);
-      return { method, path: random.pick(["/", "/sessions", "/envs/%ff", "/envs/mock/extra", "/stats/x", "/sessions//call"]), body: method !== "GET" && random.chance(0.5) ? "{}" : undefined, kind: "odd-route" };
+      return {
+        method,
+        path: random.pick(["/", "/sessions", "/envs/%ff", "/envs/mock/extra", "/stats/x", "/sessions//call"]),
+        body: method !== "GET" && random.chance(0.5) ? "{}" : undefined,
+        kind: "odd-route",
+      };
     }
     case 8:
       if (random.chance(0.85)) return { method: "GET", path: "/health", kind: "read" };
@@ -48,7 +80,12 @@ function planRequest(random: Random, sessions: string[]): Planned {
     case 9:
       return { method: "GET", path: random.pick(["/health", "/envs", "/envs/mock", "/stats"]), kind: "read" };
     case 10:
-      return { method: "POST", path: `/sessions/${encodeURIComponent(session())}/call`, body: JSON.stringify({ name: "lookup", arguments: { key: "x".repeat(random.integer(0, 5000)) } }), kind: "long-arg" };
+      return {
+        method: "POST",
+        path: `/sessions/${encodeURIComponent(session())}/call`,
+        body: JSON.stringify({ name: "lookup", arguments: { key: "x".repeat(random.integer(0, 5000)) } }),
+        kind: "long-arg",
+      };
     default:
       return { method: "GET", path: `/sessions/${encodeURIComponent(session())}`, kind: "describe" };
   }
@@ -112,9 +149,10 @@ describe("server robustness on a real loopback server", () => {
     assert.equal((await fetch(`${server.url}/health`)).status, 200, "the server is still up");
   });
 
-  it("OpenEnv clients over /ws: an episode, malformed frames, capacity and closes", async () => {
+  it("OpenEnv clients over /ws: an episode, malformed frames and closes", async () => {
     const open = (path: string) =>
-      new Promise<{ socket: WebSocket; next: () => Promise<Record<string, any>> }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      new Promise<{ socket: WebSocket; next: () => Promise<Record<string, any>> }>((resolve, reject) => {
         const socket = new WebSocket(`${server.url.replace("http", "ws")}${path}`);
         const queue: string[] = [];
         const waiting: ((text: string) => void)[] = [];
@@ -124,7 +162,12 @@ describe("server robustness on a real loopback server", () => {
           if (waiter) waiter(text);
           else queue.push(text);
         });
-        socket.once("open", () => resolve({ socket, next: () => new Promise((done) => (queue.length > 0 ? done(JSON.parse(queue.shift() as string)) : waiting.push((text) => done(JSON.parse(text))))) }));
+        socket.once("open", () =>
+          resolve({
+            socket,
+            next: () => new Promise((done) => (queue.length > 0 ? done(JSON.parse(queue.shift() as string)) : waiting.push((text) => done(JSON.parse(text))))),
+          }),
+        );
         socket.once("error", reject);
       });
     const { socket, next } = await open("/ws?env=mock");

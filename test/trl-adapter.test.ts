@@ -13,7 +13,9 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** Type lists are sets in JSON Schema: compare them sorted (transformers sorts union members). */
 function sortTypes(properties: Json): Json {
-  return Object.fromEntries(Object.entries(properties ?? {}).map(([name, schema]) => [name, Array.isArray(schema.type) ? { ...schema, type: [...schema.type].sort() } : schema]));
+  return Object.fromEntries(
+    Object.entries(properties ?? {}).map(([name, schema]) => [name, Array.isArray(schema.type) ? { ...schema, type: [...schema.type].sort() } : schema]),
+  );
 }
 
 /**
@@ -23,10 +25,14 @@ function sortTypes(properties: Json): Json {
 function expressible(schema: Json): Json {
   const parameters = { ...schema.function.parameters };
   if (parameters.additionalProperties === false) delete parameters.additionalProperties;
-  parameters.properties = sortTypes(Object.fromEntries(Object.entries(parameters.properties ?? {}).map(([name, property]) => {
-    const { minimum: _minimum, maximum: _maximum, ...rest } = property as Json;
-    return [name, rest];
-  })));
+  parameters.properties = sortTypes(
+    Object.fromEntries(
+      Object.entries(parameters.properties ?? {}).map(([name, property]) => {
+        const { minimum: _minimum, maximum: _maximum, ...rest } = property as Json;
+        return [name, rest];
+      }),
+    ),
+  );
   if (Array.isArray(parameters.required)) parameters.required = [...parameters.required].sort();
   if (parameters.required?.length === 0) delete parameters.required;
   return { type: "function", function: { ...schema.function, parameters } };
@@ -44,7 +50,12 @@ describe("toolgym_trl adapter against toolgym serve", { skip }, () => {
   before(async () => {
     server = await startServer({ environments: ENVIRONMENTS, port: 0, token: "tkn" });
     // Asynchronous: the server runs in this process and must keep answering while Python talks to it.
-    const result = await promisify(execFile)(python as string, [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn"], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, timeout: 180_000, maxBuffer: 64 * 1024 * 1024 });
+    const result = await promisify(execFile)(python as string, [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn"], {
+      encoding: "utf8",
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+      timeout: 180_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     report = JSON.parse(result.stdout.trim().split("\n").at(-1) as string);
   });
   after(async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -64,19 +64,18 @@ describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
       if (!tools) await new Promise((done) => setTimeout(done, 100));
     }
     assert.ok(tools, "toolgym serve answered");
-    writeFileSync(join(work, "tools.json"), JSON.stringify(tools.tools));
 
     // SFT: pretokenized rows (the `toolgym sft` format) from the oracle trajectories, trained by train_sft.py.
-    const rows = lastJson(await run(python as string, [join(root, "python/tests/oracle_sft_rows.py"), join(work, "oracle/results.jsonl"), join(work, "tools.json"), join(work, "base"), join(work, "sft.jsonl")]));
+    const rows = lastJson(await run(python as string, [join(root, "python/tests/oracle_sft_rows.py"), join(work, "oracle/results.jsonl"), url, env, join(work, "base"), join(work, "sft.jsonl")]));
     assert.equal(rows.rows, 8, "two assistant turns per oracle trajectory");
-    await run(python as string, [join(root, "python/train_sft.py"), "--model", join(work, "base"), "--dataset", join(work, "sft.jsonl"), "--output-dir", join(work, "sft"), "--use-cpu", "--learning-rate", "1e-3", "--lr-scheduler-type", "constant", "--warmup-ratio", "0", "--max-steps", "4", "--per-device-batch-size", "2", "--gradient-accumulation-steps", "1", "--max-length", "1024", "--logging-steps", "1"]);
+    await run(python as string, [join(root, "python/train_sft.py"), "--model", join(work, "base"), "--dataset", join(work, "sft.jsonl"), "--output-dir", join(work, "sft"), "--use-cpu", "--learning-rate", "1e-4", "--lr-scheduler-type", "constant", "--warmup-ratio", "0", "--max-steps", "2", "--per-device-batch-size", "2", "--gradient-accumulation-steps", "1", "--max-length", "1024", "--logging-steps", "1"]);
     const sftLog = JSON.parse(readFileSync(join(work, "sft/log_history.json"), "utf8")) as Json[];
     assert.ok(sftLog.some((entry) => typeof entry.loss === "number"), "SFT logged a loss");
 
     // GRPO through the recipe script, against the running server.
     const before = (await (await fetch(`${url}/stats`)).json()) as Json;
     const output = join(work, "grpo");
-    await run(python as string, [join(root, "python/train_grpo.py"), "--model", join(work, "sft"), "--dataset", join(work, "prompts.parquet"), "--server-url", url, "--output-dir", output, "--no-use-vllm", "--use-cpu", "--max-steps", "2", "--per-device-batch-size", "4", "--gradient-accumulation-steps", "1", "--num-generations", "2", "--max-completion-length", "96", "--max-tool-calling-iterations", "3", "--lora-r", "8", "--lora-alpha", "16", "--learning-rate", "1e-4"]);
+    await run(python as string, [join(root, "python/train_grpo.py"), "--model", join(work, "sft"), "--dataset", join(work, "prompts.parquet"), "--server-url", url, "--output-dir", output, "--no-use-vllm", "--use-cpu", "--max-steps", "2", "--per-device-batch-size", "4", "--gradient-accumulation-steps", "1", "--num-generations", "2", "--temperature", "0.7", "--max-completion-length", "96", "--max-tool-calling-iterations", "3", "--lora-r", "8", "--lora-alpha", "16", "--learning-rate", "1e-4"]);
     const stats = (await (await fetch(`${url}/stats`)).json()) as Json;
     const counters = stats.byEnv[env] as Json;
     const calls = counters.toolCalls - (before.byEnv[env]?.toolCalls ?? 0);

@@ -1,25 +1,31 @@
 """Pretokenized SFT rows (the `toolgym sft` row format) from oracle trajectories of `toolgym eval`.
 
-    python python/tests/oracle_sft_rows.py RESULTS.jsonl TOOLS.json TOKENIZER_DIR OUT.jsonl
+    python python/tests/oracle_sft_rows.py RESULTS.jsonl SERVER_URL ENV TOKENIZER_DIR OUT.jsonl
 
 One row per assistant turn: the conversation before it rendered with add_generation_prompt=True must be an
 exact prefix of the conversation including it; the prefix is masked with -100. Rendered with TRL's
-prefix-preserving Qwen3 training template and enable_thinking=False, as GRPOTrainer renders its prompts.
+prefix-preserving Qwen3 training template, enable_thinking=False and the adapter's generated tool methods,
+exactly as GRPOTrainer renders its prompts.
 """
 
+import inspect
 import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 
 def main() -> None:
-    results, tools_path, tokenizer_dir, out = sys.argv[1:5]
+    results, server_url, env_id, tokenizer_dir, out = sys.argv[1:6]
+    import toolgym_trl
     import trl
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
     template = (Path(trl.__file__).parent / "chat_templates" / "qwen3_training.jinja").read_text()
-    tools = json.loads(Path(tools_path).read_text())
+    instance = toolgym_trl.environment_factory(server_url, env=env_id)()
+    tools = [member for name, member in inspect.getmembers(instance, inspect.ismethod) if name not in ("reset", "get_reward") and not name.startswith("_")]
     rows = 0
     with open(out, "w") as sink:
         for line in Path(results).read_text().splitlines():

@@ -42,7 +42,11 @@ async function readObject(c: Context): Promise<Record<string, unknown>> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ServerError({ code: "INVALID_JSON", status: 400, message: `the request body is not valid JSON (${(error as Error).message.slice(0, 120)}); send a JSON object` });
+    throw new ServerError({
+      code: "INVALID_JSON",
+      status: 400,
+      message: `the request body is not valid JSON (${(error as Error).message.slice(0, 120)}); send a JSON object`,
+    });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ServerError({ code: "INVALID_BODY", status: 400, message: "the request body must be a JSON object" });
@@ -62,8 +66,18 @@ export function tokenMatches(expected: string, header: string | undefined | null
  * Routes: health, environments with tool schemas, sessions (create, call, reward, close), stats.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
-  const settings = { maxSessions: options.maxSessions ?? 1024, idleSeconds: options.idleSeconds ?? 600, maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, token: options.token };
-  const store = new SessionStore({ environments: options.environments, maxSessions: settings.maxSessions, idleMilliseconds: settings.idleSeconds * 1000, now: options.now });
+  const settings = {
+    maxSessions: options.maxSessions ?? 1024,
+    idleSeconds: options.idleSeconds ?? 600,
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    token: options.token,
+  };
+  const store = new SessionStore({
+    environments: options.environments,
+    maxSessions: settings.maxSessions,
+    idleMilliseconds: settings.idleSeconds * 1000,
+    now: options.now,
+  });
   const catalog = createEnvironmentCatalog(options.environments);
   const app = new Hono();
 
@@ -80,7 +94,12 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     const token = settings.token;
     app.use("*", async (c, next) => {
       if (!tokenMatches(token, c.req.header("authorization"))) {
-        return fail(c, 401, "UNAUTHORIZED", "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the token given to 'toolgym serve --token'");
+        return fail(
+          c,
+          401,
+          "UNAUTHORIZED",
+          "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the token given to 'toolgym serve --token'",
+        );
       }
       await next();
     });
@@ -108,7 +127,15 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   app.post("/sessions", async (c) => {
     const body = await readObject(c);
     const unknown = Object.keys(body).filter((key) => !sessionFields.has(key));
-    if (unknown.length > 0) throw new ServerError({ code: "UNKNOWN_FIELD", status: 400, message: `unknown field(s) ${unknown.slice(0, 5).map((key) => `'${key.slice(0, 40)}'`).join(", ")}; a session is created from env, split, seed, index, config` });
+    if (unknown.length > 0)
+      throw new ServerError({
+        code: "UNKNOWN_FIELD",
+        status: 400,
+        message: `unknown field(s) ${unknown
+          .slice(0, 5)
+          .map((key) => `'${key.slice(0, 40)}'`)
+          .join(", ")}; a session is created from env, split, seed, index, config`,
+      });
     const session = store.create(body as unknown as SessionAddress);
     return c.json(describeSession(session), 201);
   });

@@ -15,14 +15,25 @@ export interface EnvironmentEntry {
  * Describes each environment once (tool schemas come from starting one default task, since the
  * contract exposes tools per episode) and caches the result.
  */
-export function createEnvironmentCatalog(environments: Record<string, AnyEnvironment>): { list(): EnvironmentEntry[]; get(id: string): EnvironmentEntry | undefined } {
+export function createEnvironmentCatalog(environments: Record<string, AnyEnvironment>): {
+  list(): EnvironmentEntry[];
+  get(id: string): EnvironmentEntry | undefined;
+} {
   const cache = new Map<string, EnvironmentEntry>();
   const describe = (env: AnyEnvironment): EnvironmentEntry => {
     let entry = cache.get(env.id);
     if (!entry) {
       const config = parseConfig(env.id, env.configSchema, {});
       const episode = env.start(env.generate({ split: env.defaultSplit, seed: 0, index: 0, config }));
-      entry = { id: env.id, version: env.version, description: env.description, protocol: env.protocol, splits: env.splits, default_split: env.defaultSplit, tools: episode.tools };
+      entry = {
+        id: env.id,
+        version: env.version,
+        description: env.description,
+        protocol: env.protocol,
+        splits: env.splits,
+        default_split: env.defaultSplit,
+        tools: episode.tools,
+      };
       cache.set(env.id, entry);
     }
     return entry;

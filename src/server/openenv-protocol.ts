@@ -50,7 +50,8 @@ export class OpenEnvConnection {
     } catch (error) {
       return { frames: [errorFrame("INVALID_JSON", `frame is not valid JSON: ${(error as Error).message.slice(0, 120)}`)], close: false };
     }
-    if (!isObject(message) || typeof message.type !== "string") return { frames: [errorFrame("VALIDATION_ERROR", "a frame is a JSON object {type, data}")], close: false };
+    if (!isObject(message) || typeof message.type !== "string")
+      return { frames: [errorFrame("VALIDATION_ERROR", "a frame is a JSON object {type, data}")], close: false };
     try {
       switch (message.type) {
         case "reset":
@@ -65,7 +66,10 @@ export class OpenEnvConnection {
         case "mcp":
           return { frames: [{ type: "mcp", data: this.mcp(message.data) }], close: false };
         default:
-          return { frames: [errorFrame("UNKNOWN_TYPE", `unknown frame type '${message.type.slice(0, 40)}'; expected reset, step, state, close or mcp`)], close: false };
+          return {
+            frames: [errorFrame("UNKNOWN_TYPE", `unknown frame type '${message.type.slice(0, 40)}'; expected reset, step, state, close or mcp`)],
+            close: false,
+          };
       }
     } catch (error) {
       if (error instanceof ServerError) return { frames: [errorFrame(codeFor(error), error.message)], close: false };
@@ -81,7 +85,12 @@ export class OpenEnvConnection {
   }
 
   private current(): Session {
-    if (!this.session) throw new ServerError({ code: "SESSION_UNKNOWN", status: 400, message: "no episode yet; send {\"type\": \"reset\", \"data\": {\"env\": ..., \"seed\": ...}} first" });
+    if (!this.session)
+      throw new ServerError({
+        code: "SESSION_UNKNOWN",
+        status: 400,
+        message: 'no episode yet; send {"type": "reset", "data": {"env": ..., "seed": ...}} first',
+      });
     return this.store.get(this.session.id);
   }
 
@@ -90,21 +99,39 @@ export class OpenEnvConnection {
     this.dispose();
     const env = options.env ?? this.defaultEnv;
     if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
-    this.session = this.store.create({ env: env as string, split: options.split as string | undefined, seed: options.seed as number | undefined, index: options.index as number | undefined, config: options.config });
+    this.session = this.store.create({
+      env: env as string,
+      split: options.split as string | undefined,
+      seed: options.seed as number | undefined,
+      index: options.index as number | undefined,
+      config: options.config,
+    });
     const description = describeSession(this.session);
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
   }
 
   private step(data: unknown): Frame {
-    if (!isObject(data)) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step data must be an action object, e.g. {type: 'call_tool', tool_name, arguments}" });
+    if (!isObject(data))
+      throw new ServerError({
+        code: "INVALID_FIELD",
+        status: 400,
+        message: "step data must be an action object, e.g. {type: 'call_tool', tool_name, arguments}",
+      });
     const session = this.current();
     if (data.type === "list_tools") {
       return { type: "observation", data: { observation: { tools: this.toolList() }, reward: null, done: session.episode.done } };
     }
-    if (data.type !== "call_tool") throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
+    if (data.type !== "call_tool")
+      throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
     const outcome = this.store.call(session.id, data.tool_name, data.arguments ?? {});
     const reward = outcome.done ? this.store.reward(session.id).total : null;
-    const error = outcome.is_error ? { error_type: outcome.error_kind === "unknown_tool" ? "tool_not_found" : outcome.error_kind === "invalid_arguments" ? "invalid_args" : "execution_error", message: outcome.content } : null;
+    const error = outcome.is_error
+      ? {
+          error_type:
+            outcome.error_kind === "unknown_tool" ? "tool_not_found" : outcome.error_kind === "invalid_arguments" ? "invalid_args" : "execution_error",
+          message: outcome.content,
+        }
+      : null;
     return { type: "observation", data: { observation: { tool_name: data.tool_name, result: outcome.content, error }, reward, done: outcome.done } };
   }
 
@@ -115,7 +142,12 @@ export class OpenEnvConnection {
   }
 
   private toolList(): JsonValue[] {
-    return this.current().episode.tools.map((tool) => ({ name: tool.function.name, description: tool.function.description, inputSchema: tool.function.parameters, input_schema: tool.function.parameters }));
+    return this.current().episode.tools.map((tool) => ({
+      name: tool.function.name,
+      description: tool.function.description,
+      inputSchema: tool.function.parameters,
+      input_schema: tool.function.parameters,
+    }));
   }
 
   /** MCP JSON-RPC 2.0 over the socket: `tools/list` and `tools/call`. */
@@ -130,7 +162,11 @@ export class OpenEnvConnection {
       if (request.method === "tools/call") {
         if (typeof params.name !== "string") return error(-32602, "tools/call needs params.name");
         const outcome = this.store.call(this.current().id, params.name, params.arguments ?? {});
-        return { jsonrpc: "2.0", id, result: { content: [{ type: "text", text: outcome.content }], isError: outcome.is_error, structuredContent: { done: outcome.done } } };
+        return {
+          jsonrpc: "2.0",
+          id,
+          result: { content: [{ type: "text", text: outcome.content }], isError: outcome.is_error, structuredContent: { done: outcome.done } },
+        };
       }
       return error(-32601, `method '${request.method.slice(0, 40)}' not found; supported: tools/list, tools/call`);
     } catch (caught) {

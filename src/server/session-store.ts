@@ -1,5 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { ServerError, ToolgymError, parseConfig, type AnyEnvironment, type Episode, type Message, type RewardBreakdown, type TerminationReason, type ToolSpec } from "../core/index.ts";
+import {
+  ServerError,
+  ToolgymError,
+  parseConfig,
+  type AnyEnvironment,
+  type Episode,
+  type Message,
+  type RewardBreakdown,
+  type TerminationReason,
+  type ToolSpec,
+} from "../core/index.ts";
 
 /** Where a session's task comes from; the same address always rebuilds the same task. */
 export interface SessionAddress {
@@ -112,7 +122,11 @@ export class SessionStore {
   create(address: SessionAddress): Session {
     const env = this.environment(address.env);
     if (this.sessions.size >= this.options.maxSessions) {
-      throw badRequest("MAX_SESSIONS", `the server already holds ${this.sessions.size} sessions (--max-sessions ${this.options.maxSessions}); close finished sessions or restart 'toolgym serve' with a larger --max-sessions`, 429);
+      throw badRequest(
+        "MAX_SESSIONS",
+        `the server already holds ${this.sessions.size} sessions (--max-sessions ${this.options.maxSessions}); close finished sessions or restart 'toolgym serve' with a larger --max-sessions`,
+        429,
+      );
     }
     const split = address.split ?? env.defaultSplit;
     if (typeof split !== "string" || !env.splits.includes(split)) {
@@ -144,7 +158,12 @@ export class SessionStore {
 
   get(id: unknown): Session {
     const session = typeof id === "string" ? this.sessions.get(id) : undefined;
-    if (!session) throw badRequest("SESSION_UNKNOWN", `unknown or expired session ${JSON.stringify(id)?.slice(0, 60)}; create one with POST /sessions (idle sessions are closed after ${Math.round(this.options.idleMilliseconds / 1000)} s)`, 404);
+    if (!session)
+      throw badRequest(
+        "SESSION_UNKNOWN",
+        `unknown or expired session ${JSON.stringify(id)?.slice(0, 60)}; create one with POST /sessions (idle sessions are closed after ${Math.round(this.options.idleMilliseconds / 1000)} s)`,
+        404,
+      );
     session.lastUsed = this.now();
     return session;
   }
@@ -162,7 +181,13 @@ export class SessionStore {
     if (session.episode.done) {
       this.counters.toolErrors++;
       counters.toolErrors++;
-      return { content: JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" }), is_error: true, error_kind: "after_finish", done: true, calls: session.calls };
+      return {
+        content: JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" }),
+        is_error: true,
+        error_kind: "after_finish",
+        done: true,
+        calls: session.calls,
+      };
     }
     let result;
     try {
@@ -174,7 +199,13 @@ export class SessionStore {
       this.counters.toolErrors++;
       counters.toolErrors++;
     }
-    return { content: result.content, is_error: result.isError, ...(result.errorKind ? { error_kind: result.errorKind } : {}), done: session.episode.done, calls: session.calls };
+    return {
+      content: result.content,
+      is_error: result.isError,
+      ...(result.errorKind ? { error_kind: result.errorKind } : {}),
+      done: session.episode.done,
+      calls: session.calls,
+    };
   }
 
   /**
@@ -186,7 +217,8 @@ export class SessionStore {
     if (endedBy !== undefined && !endings.includes(endedBy as TerminationReason)) {
       throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${endings.join(", ")}`);
     }
-    const ending = (endedBy as TerminationReason | undefined) ?? (session.episode.done ? "finished" : session.calls >= session.maxTurns ? "max_turns" : "no_tool_call");
+    const ending =
+      (endedBy as TerminationReason | undefined) ?? (session.episode.done ? "finished" : session.calls >= session.maxTurns ? "max_turns" : "no_tool_call");
     let breakdown: RewardBreakdown;
     try {
       breakdown = session.episode.reward({ turnsUsed: Math.max(1, session.calls), maxTurns: session.maxTurns, endedBy: ending });
@@ -235,7 +267,17 @@ export class SessionStore {
 }
 
 /** The prompt and tools a new session starts from, as sent to clients. */
-export function describeSession(session: Session): { session_id: string; env: string; split: string; seed: number; index: number; protocol: string; max_turns: number; messages: Message[]; tools: ToolSpec[] } {
+export function describeSession(session: Session): {
+  session_id: string;
+  env: string;
+  split: string;
+  seed: number;
+  index: number;
+  protocol: string;
+  max_turns: number;
+  messages: Message[];
+  tools: ToolSpec[];
+} {
   return {
     session_id: session.id,
     env: session.env.id,

@@ -23,7 +23,8 @@ function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, An
   serverApp.app.get(
     "/ws",
     async (c, next) => {
-      if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return c.json(errorBody("UPGRADE_REQUIRED", "/ws speaks OpenEnv's WebSocket protocol; connect with a WebSocket client"), 426);
+      if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
+        return c.json(errorBody("UPGRADE_REQUIRED", "/ws speaks OpenEnv's WebSocket protocol; connect with a WebSocket client"), 426);
       const token = serverApp.options.token;
       if (token && !tokenMatches(token, c.req.header("authorization")) && c.req.query("token") !== token) {
         return c.json(errorBody("UNAUTHORIZED", "missing or wrong bearer token"), 401);

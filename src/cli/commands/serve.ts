@@ -22,8 +22,17 @@ export function registerServe(program: Command): void {
     .option("--idle-seconds <s>", "close sessions unused for this long", parseInteger("--idle-seconds"), 600)
     .action(async (options: ServeOptions) => {
       const token = options.token ?? process.env.TOOLGYM_SERVER_TOKEN;
-      const server = await startServer({ environments: ENVIRONMENTS, host: options.host, port: options.port, token, maxSessions: options.maxSessions, idleSeconds: options.idleSeconds });
-      process.stdout.write(`toolgym serve: listening on ${server.url} (environments: ${Object.keys(ENVIRONMENTS).join(", ")}; OpenEnv WebSocket at ${server.url.replace("http", "ws")}/ws)\n`);
+      const server = await startServer({
+        environments: ENVIRONMENTS,
+        host: options.host,
+        port: options.port,
+        token,
+        maxSessions: options.maxSessions,
+        idleSeconds: options.idleSeconds,
+      });
+      process.stdout.write(
+        `toolgym serve: listening on ${server.url} (environments: ${Object.keys(ENVIRONMENTS).join(", ")}; OpenEnv WebSocket at ${server.url.replace("http", "ws")}/ws)\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => void server.close().then(resolve);
         process.once("SIGINT", stop);

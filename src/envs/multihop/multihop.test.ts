@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -105,11 +105,16 @@ describe("musique / 2wiki environments", () => {
     const binary = fileURLToPath(new URL("../../../bin/toolgym.js", import.meta.url));
     const result = spawnSync(process.execPath, [binary, "eval", "--env", "musique", "--config", '{"mode":"search"}', "--n", "40", "--quiet", "--out", out], { encoding: "utf8" });
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, /musique\s+oracle\s+40\s+1\.000/);
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { rows: Array<{ mean: number; n: number; components: Record<string, number> }> };
-    assert.equal(summary.rows[0]?.n, 40);
-    assert.equal(summary.rows[0]?.mean, 1);
-    assert.equal(summary.rows[0]?.components.em, 1);
-    assert.equal(summary.rows[0]?.components.f1, 1);
+    assert.match(result.stdout, /^musique\b.*\b1\.000\s+\[1\.000, 1\.000\]/m);
+    const files = readdirSync(out, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith("results.jsonl"));
+    // Rows are the eval writer's records; the trajectory is either the row itself or nested in `info`.
+    const rows = files.flatMap((name) => readFileSync(join(out, name), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { info?: { trajectory?: Trajectory } } & Partial<Trajectory>));
+    assert.equal(rows.length, 40);
+    for (const row of rows) {
+      const trajectory = (row.info?.trajectory ?? row) as Trajectory;
+      assert.equal(trajectory.reward?.components.f1, 1);
+      assert.equal(trajectory.reward?.components.em, 1);
+      assert.equal(trajectory.diagnostics.mode, "search");
+    }
   });
 });

@@ -50,6 +50,14 @@ export function turnLimit(task: SearchPlanTask): number {
 export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions): EnvironmentDefinition<SearchPlanConfig, SearchPlanTask> {
   const configSchema = createConfigSchema(options.defaults);
   const start = (task: SearchPlanTask) => new SearchPlanEpisode(task, themeByName(task.theme) as Theme, promptMessages(task), task.slack);
+  // Runners pass the same parsed config object for every task: parse it once.
+  const parsedConfigs = new WeakMap<object, SearchPlanConfig>();
+  const parsedConfig = (config: unknown): SearchPlanConfig => {
+    if (typeof config !== "object" || config === null) return configSchema.parse(config ?? {});
+    let parsed = parsedConfigs.get(config);
+    if (!parsed) parsedConfigs.set(config, (parsed = configSchema.parse(config)));
+    return parsed;
+  };
   return defineEnvironment<SearchPlanConfig, SearchPlanTask>({
     id: options.id,
     version: "1",
@@ -62,7 +70,7 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
     generate({ split, seed, index, config }) {
       if (!options.splits.includes(split))
         throw new EnvConfigError({ code: "ENV_SPLIT_UNKNOWN", message: `${options.id}: unknown split '${split}'; splits: ${options.splits.join(", ")}` });
-      const parsed = configSchema.parse(config ?? {});
+      const parsed = parsedConfig(config);
       return generateTask({ envId: options.id, split, seed, index, config: parsed, allowedThemes: options.themesFor(split) });
     },
     publicView: (task) => ({

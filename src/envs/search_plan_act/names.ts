@@ -66,32 +66,43 @@ const lookalikes: Record<string, string> = {
   w: "h",
 };
 
-function syllable(random: Random): string {
-  return random.pick(onsets) + random.pick(vowels) + random.pick(codas);
+/** Every onset + vowel + coda combination, plain and capitalised: one random draw per syllable. */
+const SYLLABLES: string[] = [];
+const CAPITALISED: string[] = [];
+for (const onset of onsets) {
+  for (const vowel of vowels) {
+    for (const coda of new Set(codas)) {
+      const text = onset + vowel + coda;
+      SYLLABLES.push(text);
+      CAPITALISED.push(text.charAt(0).toUpperCase() + text.slice(1));
+    }
+  }
 }
 
-function capitalize(word: string): string {
-  return word.charAt(0).toUpperCase() + word.slice(1);
+function syllable(random: Random): string {
+  return SYLLABLES[Math.floor(random.next() * SYLLABLES.length)] as string;
+}
+
+function capitalSyllable(random: Random): string {
+  return CAPITALISED[Math.floor(random.next() * CAPITALISED.length)] as string;
 }
 
 export function givenName(random: Random): string {
-  const count = random.chance(0.5) ? 2 : 3;
-  let word = "";
-  for (let i = 0; i < count; i++) word += syllable(random);
-  return capitalize(word);
+  const name = capitalSyllable(random) + syllable(random);
+  return random.next() < 0.5 ? name : name + syllable(random);
 }
 
 export function surname(random: Random): string {
-  return capitalize(syllable(random) + random.pick(vowels).slice(0, 1) + random.pick(surnameEnds));
+  return capitalSyllable(random) + random.pick(vowels).charAt(0) + random.pick(surnameEnds);
 }
 
 export function placeName(random: Random): string {
-  return capitalize(syllable(random) + random.pick(placeEnds));
+  return capitalSyllable(random) + random.pick(placeEnds);
 }
 
 /** A single capitalised made-up word for thing names. */
 export function wordName(random: Random): string {
-  return capitalize(syllable(random) + syllable(random));
+  return capitalSyllable(random) + syllable(random);
 }
 
 /**
