@@ -33,7 +33,8 @@ const vocabulary = Array.from({ length: 6000 }, (_, index) => {
   return Array.from({ length: word.integer(2, 4) }, () => word.pick(syllables)).join("");
 });
 const capital = (word: string) => word[0]?.toUpperCase() + word.slice(1);
-const sentence = (rng: Random) => `${capital(Array.from({ length: rng.integer(12, 26) }, () => (rng.chance(0.4) ? rng.pick(common) : rng.pick(vocabulary))).join(" "))}.`;
+const sentence = (rng: Random) =>
+  `${capital(Array.from({ length: rng.integer(12, 26) }, () => (rng.chance(0.4) ? rng.pick(common) : rng.pick(vocabulary))).join(" "))}.`;
 const title = (rng: Random) => Array.from({ length: rng.integer(1, 3) }, () => capital(rng.pick(vocabulary))).join(" ");
 
 function record(index: number): Record<string, unknown> {
@@ -46,8 +47,14 @@ function record(index: number): Record<string, unknown> {
     question: `Who is the ${rng.pick(vocabulary)} of the director of film ${context[0]?.[0]}?`,
     context,
     entity_ids: `Q${index}_Q${index + 1}`,
-    supporting_facts: [[context[0]?.[0], 0], [context[3]?.[0], 1]],
-    evidences: [[context[0]?.[0], "director", context[3]?.[0]], [context[3]?.[0], "father", answer]],
+    supporting_facts: [
+      [context[0]?.[0], 0],
+      [context[3]?.[0], 1],
+    ],
+    evidences: [
+      [context[0]?.[0], "director", context[3]?.[0]],
+      [context[3]?.[0], "father", answer],
+    ],
     answer,
     evidences_id: [],
     answer_id: `Q${index + 7}`,
@@ -87,7 +94,9 @@ function runStep(step: string, directory: string): void {
 
 function child(step: string, directory: string): Record<string, Timing> {
   const self = fileURLToPath(import.meta.url);
-  return JSON.parse(execFileSync(process.execPath, ["--import", "tsx", self, "--step", step, "--dir", directory], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })) as Record<string, Timing>;
+  return JSON.parse(
+    execFileSync(process.execPath, ["--import", "tsx", self, "--step", step, "--dir", directory], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }),
+  ) as Record<string, Timing>;
 }
 
 const step = argument("--step");
@@ -122,7 +131,8 @@ if (step) {
     ];
     const width = Math.max(...rows.map((row) => row[0].length));
     process.stdout.write(`${"step".padEnd(width)}  cpu s  wall s  verdict\n${"-".repeat(width)}  -----  ------  -------\n`);
-    for (const [label, value, note] of rows) process.stdout.write(`${label.padEnd(width)}  ${value.cpu.toFixed(3).padStart(5)}  ${value.wall.toFixed(3).padStart(6)}  ${note}\n`);
+    for (const [label, value, note] of rows)
+      process.stdout.write(`${label.padEnd(width)}  ${value.cpu.toFixed(3).padStart(5)}  ${value.wall.toFixed(3).padStart(6)}  ${note}\n`);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }

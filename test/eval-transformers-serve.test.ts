@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { parseConfig } from "../src/core/index.ts";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { getEnvironment } from "../src/envs/registry.ts";
 import { ChatTemplate } from "../src/data/chat-template.ts";
 import { SegmentTokenizer } from "../src/data/tokenizer.ts";
 import { startRecordingProxy, type RecordingProxy } from "../src/testing/recording-proxy.ts";
@@ -106,6 +108,36 @@ describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call
       if (result.status === "errored") assert.ok(result.error && result.error.message.length > 0);
       else assert.equal(typeof result.reward, "number");
     }
+  });
+
+  it("runs search_plan_act end to end: its tools go over the wire and every episode is scored or errored with its reason", async () => {
+    const before = proxy.exchanges.length;
+    const run = await toolgymEval([
+      "--env", "search_plan_act", "--base-url", `${proxy.url}/v1`, "--model", modelDir, "--label", "tiny", "--n", "2", "--temperature", "0", "--max-tokens", "48",
+      "--chat-template-kwargs", '{"enable_thinking": false}', "--max-turns", "3", "--max-retries", "1", "--out", out, "--quiet",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const parent = join(out, "search_plan_act--tiny");
+    const directory = join(parent, readdirSync(parent)[0] as string);
+    const results = readFileSync(join(directory, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Result);
+    const metadata = JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8"));
+    assert.equal(results.length, 2);
+    const env = getEnvironment("search_plan_act");
+    const episode = env.start(env.generate({ split: env.defaultSplit, seed: 0, index: 0, config: parseConfig(env.id, env.configSchema, "{}") }));
+    const requests = proxy.exchanges.slice(before).filter((exchange) => exchange.path === "/v1/chat/completions");
+    assert.ok(requests.length >= 2);
+    for (const request of requests) assert.deepEqual((request.request as { tools: unknown }).tools, episode.tools);
+    let errored = 0;
+    for (const result of results) {
+      assert.equal(result.format_errors, result.info.trajectory.formatErrors.count);
+      if (result.status === "errored") {
+        errored++;
+        assert.equal(result.reward, null);
+        // transformers serve answers 500 when the model's <tool_call> JSON is malformed; the harness retries, then records why.
+        assert.match(result.error?.message ?? "", /attempts; last error: /);
+      } else assert.equal(typeof result.reward, "number");
+    }
+    assert.deepEqual(metadata.counts, { scored: 2 - errored, errored });
   });
 
   it("counts truncated replies (finish_reason length) as format errors", async () => {

@@ -31,7 +31,7 @@ function escapeRegex(text: string): string {
 }
 
 /** Segment cache bound: cleared when the cached segment text passes this many characters. */
-const defaultCacheCharacters = 32_000_000;
+const defaultCacheCharacters = 16_000_000;
 
 export class SegmentTokenizer {
   private readonly tokenizer: Tokenizer;

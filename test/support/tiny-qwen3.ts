@@ -8,10 +8,11 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /**
  * A tiny Qwen3 model directory fine-tuned to emit hermes tool calls (scripts/make-tiny-qwen3.py
- * --tool-call-sft), created once per process under the OS temp dir.
+ * --tool-call-sft), created once per process under the OS temp dir. TOOLGYM_TINY_QWEN3_DIR names a directory
+ * to build once and reuse across runs (local development).
  */
 export function tinyQwen3Dir(python: string): string {
-  const directory = join(tmpdir(), `toolgym-tiny-qwen3-${process.pid}`);
+  const directory = process.env.TOOLGYM_TINY_QWEN3_DIR ?? join(tmpdir(), `toolgym-tiny-qwen3-${process.pid}`);
   if (!existsSync(join(directory, "model.safetensors"))) {
     const made = spawnSync(python, [join(ROOT, "scripts/make-tiny-qwen3.py"), directory, "--tool-call-sft"], { encoding: "utf8" });
     if (made.status !== 0) throw new Error(`make-tiny-qwen3.py failed: ${made.stderr.slice(-2000)}`);

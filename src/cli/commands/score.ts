@@ -15,7 +15,11 @@ export interface ScoreOutput {
 }
 
 /** Scores and prints; `output` defaults to stdout/stderr (tests pass a collector). */
-export function runScoreCommand(dataset: string, options: ScoreOptions, output: ScoreOutput = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) }): void {
+export function runScoreCommand(
+  dataset: string,
+  options: ScoreOptions,
+  output: ScoreOutput = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) },
+): void {
   if (dataset !== "musique" && dataset !== "2wiki") throw new UsageError({ message: `unknown dataset '${dataset}'; use musique or 2wiki` });
   if (dataset === "musique" && options.aliases) throw new UsageError({ message: "--aliases is for 2wiki; MuSiQue aliases are inside the gold file" });
   const result =
@@ -23,7 +27,8 @@ export function runScoreCommand(dataset: string, options: ScoreOptions, output: 
       ? scoreMusiqueFiles({ goldFile: options.gold, predictionFile: options.pred })
       : scoreWikiFiles({ goldFile: options.gold, predictionFile: options.pred, ...(options.aliases ? { aliasesFile: options.aliases } : {}) });
   for (const note of result.notes) output.err(`toolgym: note: ${note}\n`);
-  if (options.json) output.out(`${JSON.stringify({ dataset: result.dataset, n: result.n, metrics: metricValues(result), messages: result.messages }, null, 2)}\n`);
+  if (options.json)
+    output.out(`${JSON.stringify({ dataset: result.dataset, n: result.n, metrics: metricValues(result), messages: result.messages }, null, 2)}\n`);
   else output.out(`${formatOfficialOutput(result)}\n`);
 }
 

@@ -64,7 +64,8 @@ function pythonTuple(value: unknown, what: string): PythonTuple {
 function tupleKey(tuple: PythonTuple, what: string): string {
   return JSON.stringify(
     tuple.map((item) => {
-      if (Array.isArray(item) || (typeof item === "object" && item !== null)) throw new TypeError(`${what} holds a nested list; the official scorer fails with "unhashable type"`);
+      if (Array.isArray(item) || (typeof item === "object" && item !== null))
+        throw new TypeError(`${what} holds a nested list; the official scorer fails with "unhashable type"`);
       return typeof item === "boolean" ? Number(item) : item;
     }),
   );
@@ -80,7 +81,8 @@ export function wikiSupportScores(predicted: unknown[], gold: unknown[]): WikiAn
     }
     return [...unique.values()].map((tuple) => {
       const copy = [...tuple];
-      if (typeof copy[0] !== "string") throw new TypeError(`${what}: each item must be [title, sent_id] with a string title; the official scorer fails on it too`);
+      if (typeof copy[0] !== "string")
+        throw new TypeError(`${what}: each item must be [title, sent_id] with a string title; the official scorer fails on it too`);
       copy[0] = copy[0].toLowerCase();
       return tupleKey(copy, what);
     });
@@ -127,7 +129,8 @@ export function wikiGoldEvidenceVariants(gold: GoldEvidence, aliases: ReadonlyMa
     const objects = new Set([object]);
     if (gold.evidencesId.length > 0) {
       const ids = gold.evidencesId[position];
-      if (!ids || gold.evidencesId.length !== gold.evidences.length) throw new TypeError("evidences_id and evidences differ in length (the official scorer asserts they match)");
+      if (!ids || gold.evidencesId.length !== gold.evidences.length)
+        throw new TypeError("evidences_id and evidences differ in length (the official scorer asserts they match)");
       for (const alias of aliases?.get(ids[0]) ?? []) subjects.add(alias);
       for (const alias of aliases?.get(ids[2]) ?? []) objects.add(alias);
     }
@@ -140,7 +143,9 @@ export function wikiGoldEvidenceVariants(gold: GoldEvidence, aliases: ReadonlyMa
 /** `update_evi`: a predicted triple matches when it is one of the variants of any gold triple. */
 export function wikiEvidenceScores(predicted: unknown[], goldVariants: string[][][]): WikiAnswerScores {
   if (!Array.isArray(predicted)) throw new TypeError("an evidence prediction must be a list of [subject, relation, object] triples");
-  const predictedKeys = new Set((normalizeEvidence(predicted) as unknown[]).map((item) => tupleKey(pythonTuple(item, "evidence prediction"), "evidence prediction")));
+  const predictedKeys = new Set(
+    (normalizeEvidence(predicted) as unknown[]).map((item) => tupleKey(pythonTuple(item, "evidence prediction"), "evidence prediction")),
+  );
   const goldSets = goldVariants.map((variants) => new Set(variants.map((triple) => tupleKey(normalizeEvidence(triple) as unknown[], "gold evidence"))));
   let matches = 0;
   for (const key of predictedKeys) {

@@ -11,7 +11,15 @@ describe("compact BM25 (same ranking and scores as src/envs/_kit/bm25.ts)", () =
     );
     const kit = createBm25Index(documents);
     const compact = new CompactBm25(documents);
-    const queries = ["Mountrail County seat", "Pál Gábor film director", "FORBIDDEN ground 1968", "Émile Zola novel", "the of and", "no-such-term-xyz", documents[123]?.slice(0, 120) as string];
+    const queries = [
+      "Mountrail County seat",
+      "Pál Gábor film director",
+      "FORBIDDEN ground 1968",
+      "Émile Zola novel",
+      "the of and",
+      "no-such-term-xyz",
+      documents[123]?.slice(0, 120) as string,
+    ];
     for (const query of queries) {
       assert.deepEqual(compact.search(query, { limit: 20 }), kit.search(query, { limit: 20 }), query);
       assert.equal(compact.score(query, 5), kit.score(query, 5));
@@ -22,7 +30,10 @@ describe("compact BM25 (same ranking and scores as src/envs/_kit/bm25.ts)", () =
   it("handles empty documents, empty queries and repeated terms", () => {
     const compact = new CompactBm25(["", "alpha beta", "Alpha ALPHA gamma"]);
     assert.deepEqual(compact.search(""), []);
-    assert.deepEqual(compact.search("alpha alpha").map((hit) => hit.docIndex), [2, 1]);
+    assert.deepEqual(
+      compact.search("alpha alpha").map((hit) => hit.docIndex),
+      [2, 1],
+    );
     assert.deepEqual(new CompactBm25([]).search("alpha"), []);
   });
 });

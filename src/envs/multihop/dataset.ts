@@ -39,7 +39,10 @@ export interface MultihopDataset {
  * Resolves where the data comes from: `file` wins, then `data_dir` with the official file names, then
  * the shipped samples. 2Wiki aliases: `aliases_file`, else `id_aliases.json` beside the dev file if present.
  */
-export function resolveDataSource(dataset: MultihopDatasetId, config: { file?: string; data_dir?: string; aliases_file?: string; skip_bad?: boolean }): DataSource {
+export function resolveDataSource(
+  dataset: MultihopDatasetId,
+  config: { file?: string; data_dir?: string; aliases_file?: string; skip_bad?: boolean },
+): DataSource {
   const names = DATASET_FILES[dataset];
   const directory = config.data_dir ? resolve(config.data_dir) : undefined;
   const file = config.file ? resolve(config.file) : directory ? join(directory, names.official) : join(ASSET_DIRECTORY, names.sample);
@@ -77,12 +80,20 @@ export function loadDataset(source: DataSource, options: { requireAnswerable?: b
   const examples: MultihopExample[] = [];
   const skippedSamples: SkippedRecord[] = [];
   let skipped = 0;
-  const read = { file: source.file, skipBad: source.skipBad, onSkip: (problem: SkippedRecord) => (skipped++, skippedSamples.length < 5 && skippedSamples.push(problem)) };
+  const read = {
+    file: source.file,
+    skipBad: source.skipBad,
+    onSkip: (problem: SkippedRecord) => (skipped++, skippedSamples.length < 5 && skippedSamples.push(problem)),
+  };
   const requireAnswerable = options.requireAnswerable ?? true;
   if (source.dataset === "musique") readJsonLines(read, (value) => examples.push(parseMusiqueRecord(value, { requireAnswerable })));
   else readJsonArray(read, (value) => examples.push(parseWikiRecord(value)));
   if (examples.length === 0) {
-    throw new DataError({ code: "DATA_EMPTY", file: source.file, message: `no usable records${skipped ? ` (${skipped} malformed records skipped)` : ""}; point file or data_dir at the official dev file` });
+    throw new DataError({
+      code: "DATA_EMPTY",
+      file: source.file,
+      message: `no usable records${skipped ? ` (${skipped} malformed records skipped)` : ""}; point file or data_dir at the official dev file`,
+    });
   }
   const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile) : new Map<string, Set<string>>();
   return { source, examples, skipped, skippedSamples, aliases };
@@ -100,7 +111,9 @@ export function getDataset(source: DataSource): MultihopDataset {
     cache.set(key, dataset);
     if (dataset.skipped > 0) {
       const first = dataset.skippedSamples[0];
-      process.stderr.write(`toolgym: skipped ${dataset.skipped} malformed record(s) in ${source.file}${first ? ` (first at line ${first.line}: ${first.message.slice(0, 160)})` : ""}\n`);
+      process.stderr.write(
+        `toolgym: skipped ${dataset.skipped} malformed record(s) in ${source.file}${first ? ` (first at line ${first.line}: ${first.message.slice(0, 160)})` : ""}\n`,
+      );
     }
   }
   return dataset;

@@ -30,20 +30,28 @@ const READ_PAGE = 3;
 
 const searchTool = defineTool({
   name: "search",
-  description: "Search the paragraph collection (BM25 over titles and text). Returns up to `limit` hits {title, snippet}, best first; read a title to see its full paragraph.",
+  description:
+    "Search the paragraph collection (BM25 over titles and text). Returns up to `limit` hits {title, snippet}, best first; read a title to see its full paragraph.",
   parameters: {
     type: "object",
-    properties: { query: { type: "string", description: "Keywords, e.g. 'Van Hook Township county'." }, limit: { type: "integer", minimum: 1, maximum: 10, description: "Number of hits (default 5)." } },
+    properties: {
+      query: { type: "string", description: "Keywords, e.g. 'Van Hook Township county'." },
+      limit: { type: "integer", minimum: 1, maximum: 10, description: "Number of hits (default 5)." },
+    },
     required: ["query"],
     additionalProperties: false,
   },
 });
 const readTool = defineTool({
   name: "read",
-  description: "Read the full paragraph(s) with this exact title (as returned by search). Returns {title, total, paragraphs: [text...]}; pass offset to page when a title has more than 3 paragraphs.",
+  description:
+    "Read the full paragraph(s) with this exact title (as returned by search). Returns {title, total, paragraphs: [text...]}; pass offset to page when a title has more than 3 paragraphs.",
   parameters: {
     type: "object",
-    properties: { title: { type: "string", description: "A paragraph title from the search results." }, offset: { type: "integer", minimum: 0, description: "Skip this many paragraphs (default 0)." } },
+    properties: {
+      title: { type: "string", description: "A paragraph title from the search results." },
+      offset: { type: "integer", minimum: 0, description: "Skip this many paragraphs (default 0)." },
+    },
     required: ["title"],
     additionalProperties: false,
   },
@@ -51,7 +59,12 @@ const readTool = defineTool({
 const finishTool = defineTool({
   name: "finish",
   description: "End the episode with your final answer: a short answer (an entity, date, number, yes or no), not a sentence.",
-  parameters: { type: "object", properties: { answer: { type: "string", description: "The answer, e.g. 'Stanley'." } }, required: ["answer"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { answer: { type: "string", description: "The answer, e.g. 'Stanley'." } },
+    required: ["answer"],
+    additionalProperties: false,
+  },
 });
 
 const TOOL_SYSTEM =
@@ -64,7 +77,9 @@ const CLOSED_BOOK_SYSTEM =
 export function promptMessages(task: MultihopTask): Message[] {
   const question = `Question: ${task.example.question}`;
   if (task.mode === "context") {
-    const paragraphs = task.example.paragraphs.map((paragraph, position) => `Paragraph ${position + 1} (Title: ${paragraph.title})\n${paragraph.text}`).join("\n\n");
+    const paragraphs = task.example.paragraphs
+      .map((paragraph, position) => `Paragraph ${position + 1} (Title: ${paragraph.title})\n${paragraph.text}`)
+      .join("\n\n");
     return [
       { role: "system", content: CONTEXT_SYSTEM },
       { role: "user", content: `${paragraphs}\n\n${question}` },
@@ -91,7 +106,8 @@ export function answerScores(task: Pick<MultihopTask, "dataset" | "golds">, answ
 
 export function startEpisode(task: MultihopTask): Episode {
   const isTools = task.mode === "search" || task.mode === "pool";
-  const corpus: Corpus | undefined = task.mode === "search" ? exampleCorpus(task.example) : task.mode === "pool" ? poolCorpus(getDataset(task.source)) : undefined;
+  const corpus: Corpus | undefined =
+    task.mode === "search" ? exampleCorpus(task.example) : task.mode === "pool" ? poolCorpus(getDataset(task.source)) : undefined;
   const supportingKeys = new Set(task.example.paragraphs.filter((paragraph) => paragraph.supporting).map(documentKey));
   const readKeys = new Set<string>();
   const queries: string[] = [];
@@ -103,12 +119,18 @@ export function startEpisode(task: MultihopTask): Episode {
   const search = (input: Record<string, unknown>): ToolResult => {
     if (typeof input.query !== "string" || input.query.trim() === "") return toolError("invalid_arguments", "search needs {query: string} with some keywords");
     const limit = input.limit === undefined ? task.topK : input.limit;
-    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 10) return toolError("invalid_arguments", "limit must be an integer from 1 to 10");
+    if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 10)
+      return toolError("invalid_arguments", "limit must be an integer from 1 to 10");
     searches++;
     queries.push(input.query);
     const hits = (corpus as Corpus).index.search(input.query, { limit });
     if (hits.length === 0) return toolResult({ hits: [], note: "no paragraphs match; try other keywords" });
-    return toolResult({ hits: hits.map((hit) => ({ title: (corpus as Corpus).documents[hit.docIndex]?.title, snippet: snippet((corpus as Corpus).documents[hit.docIndex]?.text ?? "") })) });
+    return toolResult({
+      hits: hits.map((hit) => ({
+        title: (corpus as Corpus).documents[hit.docIndex]?.title,
+        snippet: snippet((corpus as Corpus).documents[hit.docIndex]?.text ?? ""),
+      })),
+    });
   };
 
   const read = (input: Record<string, unknown>): ToolResult => {
@@ -170,7 +192,13 @@ export function startEpisode(task: MultihopTask): Episode {
         em: () => scores.em,
         supporting_read: () => (task.mode === "context" ? 1 : supportingTotal === 0 ? 0 : supportingRead / supportingTotal),
       });
-      return { total: values.f1 ?? null, components: values, formula: "f1 (official answer F1; em and supporting_read are reported, not added)", errors, diagnostics: {} };
+      return {
+        total: values.f1 ?? null,
+        components: values,
+        formula: "f1 (official answer F1; em and supporting_read are reported, not added)",
+        errors,
+        diagnostics: {},
+      };
     },
     diagnostics() {
       return {

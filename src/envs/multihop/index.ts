@@ -43,7 +43,18 @@ function generateTask(dataset: MultihopDatasetId, config: WikiConfig | MusiqueCo
   const example = loaded.examples[position] as MultihopTask["example"];
   const golds = dataset === "musique" ? [example.answer, ...example.aliases] : wikiGoldAnswers(example.answer, example.answerId, loaded.aliases);
   const isTools = config.mode === "search" || config.mode === "pool";
-  return { dataset, mode: config.mode, source, position, count, skipped: loaded.skipped, example, golds, topK: config.top_k, maxTurns: isTools ? config.max_turns : 1 };
+  return {
+    dataset,
+    mode: config.mode,
+    source,
+    position,
+    count,
+    skipped: loaded.skipped,
+    example,
+    golds,
+    topK: config.top_k,
+    maxTurns: isTools ? config.max_turns : 1,
+  };
 }
 
 function publicView(task: MultihopTask): JsonValue {

@@ -52,7 +52,10 @@ describe("multihop loaders", () => {
     const dataset = loadDataset({ dataset: "musique", file, skipBad: true });
     assert.equal(dataset.examples.length, 38);
     assert.equal(dataset.skipped, 2);
-    assert.deepEqual(dataset.skippedSamples.map((problem) => problem.line), [7, 12]);
+    assert.deepEqual(
+      dataset.skippedSamples.map((problem) => problem.line),
+      [7, 12],
+    );
     assert.match(dataset.skippedSamples[1]?.message as string, /'question' must be a string/);
   });
 
@@ -108,7 +111,12 @@ describe("multihop loaders", () => {
     const wiki = resolveDataSource("2wiki", { data_dir: directory });
     assert.equal(wiki.file, join(directory, "dev.json"));
     assert.equal(wiki.aliasesFile, join(directory, "id_aliases.json"));
-    assert.equal(loadDataset({ ...wiki, file: join(SHARED_FIXTURES, "2wiki_dev_sample.json") }).aliases.get("Q38685497")?.has("Free Guy (film)"), true);
+    assert.equal(
+      loadDataset({ ...wiki, file: join(SHARED_FIXTURES, "2wiki_dev_sample.json") })
+        .aliases.get("Q38685497")
+        ?.has("Free Guy (film)"),
+      true,
+    );
   });
 
   it("rejects unanswerable MuSiQue-Full records for the environment", () => {

@@ -53,7 +53,7 @@ describe("official answer metrics (metric_cases.json)", () => {
   it("differs where the two official scorers differ: both-empty F1 and the yes/no rule", () => {
     assert.deepEqual(musiqueAnswerScores("", ["The"]), { em: 1, f1: 1 });
     assert.deepEqual(wikiAnswerScores("", ["The"]), { em: 1, f1: 0, prec: 0, recall: 0 });
-    assert.equal(musiqueAnswerScores("yes it is", ["yes"]).f1, 2 * (1 / 3) / (1 / 3 + 1));
+    assert.equal(musiqueAnswerScores("yes it is", ["yes"]).f1, (2 * (1 / 3)) / (1 / 3 + 1));
     assert.equal(wikiAnswerScores("yes it is", ["yes"]).f1, 0);
     assert.equal(wikiAnswerScores("no", ["no way"]).f1, 0);
   });

@@ -63,7 +63,9 @@ describe("musique / 2wiki environments", () => {
     const config = musiqueEnvironment.configSchema.parse({ mode: "search" });
     const task = musiqueEnvironment.generate({ split: "dev", seed: 0, index: 0, config });
     const episode = musiqueEnvironment.start(task);
-    const hits = JSON.parse(episode.call("search", { query: "Mountrail County courthouse Stanley", limit: 3 }).content) as { hits: Array<{ title: string; snippet: string }> };
+    const hits = JSON.parse(episode.call("search", { query: "Mountrail County courthouse Stanley", limit: 3 }).content) as {
+      hits: Array<{ title: string; snippet: string }>;
+    };
     assert.equal(hits.hits.length, 3);
     assert.equal(hits.hits[0]?.title, "Mountrail County Courthouse");
     const read = JSON.parse(episode.call("read", { title: "mountrail county courthouse" }).content) as { paragraphs: string[] };
@@ -100,15 +102,22 @@ describe("musique / 2wiki environments", () => {
     assert.equal(extractTextAnswer("reasoning...</think>Stanley"), "Stanley");
   });
 
-  it("`./bin/toolgym.js eval --env musique --config '{\"mode\":\"search\"}'` with the oracle scores EM = F1 = 1.0 on the samples", () => {
+  it('`./bin/toolgym.js eval --env musique --config \'{"mode":"search"}\'` with the oracle scores EM = F1 = 1.0 on the samples', () => {
     const out = mkdtempSync(join(tmpdir(), "toolgym-multihop-eval-"));
     const binary = fileURLToPath(new URL("../../../bin/toolgym.js", import.meta.url));
-    const result = spawnSync(process.execPath, [binary, "eval", "--env", "musique", "--config", '{"mode":"search"}', "--n", "40", "--quiet", "--out", out], { encoding: "utf8" });
+    const result = spawnSync(process.execPath, [binary, "eval", "--env", "musique", "--config", '{"mode":"search"}', "--n", "40", "--quiet", "--out", out], {
+      encoding: "utf8",
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /^musique\b.*\b1\.000\s+\[1\.000, 1\.000\]/m);
     const files = readdirSync(out, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith("results.jsonl"));
     // Rows are the eval writer's records; the trajectory is either the row itself or nested in `info`.
-    const rows = files.flatMap((name) => readFileSync(join(out, name), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { info?: { trajectory?: Trajectory } } & Partial<Trajectory>));
+    const rows = files.flatMap((name) =>
+      readFileSync(join(out, name), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { info?: { trajectory?: Trajectory } } & Partial<Trajectory>),
+    );
     assert.equal(rows.length, 40);
     for (const row of rows) {
       const trajectory = (row.info?.trajectory ?? row) as Trajectory;

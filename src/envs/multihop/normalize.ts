@@ -6,7 +6,7 @@
  */
 
 /** Python `string.punctuation`: exactly these 32 ASCII characters, nothing else. */
-const PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
+const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
 
 /** Python's `\w` is `str.isalnum()` or `_`; JavaScript's `\b` is ASCII-only even with `/u`. */
 const ARTICLES = /(?<![\p{L}\p{N}_])(?:a|an|the)(?![\p{L}\p{N}_])/gu;

@@ -40,6 +40,8 @@ export interface PythonNumber {
 
 /** `json.dumps(metrics, indent=4)` for a flat dict of numbers, as the official scripts print it. */
 export function pythonJsonDumps(metrics: Record<string, PythonNumber>): string {
-  const lines = Object.entries(metrics).map(([key, number]) => `    ${JSON.stringify(key)}: ${number.isInteger ? String(number.value) : pythonFloatRepr(number.value)}`);
+  const lines = Object.entries(metrics).map(
+    ([key, number]) => `    ${JSON.stringify(key)}: ${number.isInteger ? String(number.value) : pythonFloatRepr(number.value)}`,
+  );
   return lines.length === 0 ? "{}" : `{\n${lines.join(",\n")}\n}`;
 }

@@ -39,7 +39,12 @@ function* readChunks(file: string): Generator<string> {
   try {
     descriptor = openSync(file, "r");
   } catch (error) {
-    throw new DataError({ code: "DATA_FILE_UNREADABLE", file, message: `cannot open (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path or pass data_dir / file`, cause: error });
+    throw new DataError({
+      code: "DATA_FILE_UNREADABLE",
+      file,
+      message: `cannot open (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path or pass data_dir / file`,
+      cause: error,
+    });
   }
   const decoder = new TextDecoder("utf-8");
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -143,7 +148,12 @@ export function readJsonArray(options: ReadOptions, onRecord: RecordHandler): vo
   let start: RecordPosition = { line: 1, column: 1, ordinal: 0 };
   let column = 0;
   const fatal = (message: string) =>
-    new DataError({ code: "DATA_FILE_MALFORMED", file: options.file, line, message: `column ${column}: ${message} (expected one JSON array of records, as in the official dev.json)` });
+    new DataError({
+      code: "DATA_FILE_MALFORMED",
+      file: options.file,
+      line,
+      message: `column ${column}: ${message} (expected one JSON array of records, as in the official dev.json)`,
+    });
 
   for (const chunk of readChunks(options.file)) {
     let partStart = 0;

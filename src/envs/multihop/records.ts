@@ -33,7 +33,8 @@ function object(value: unknown, what: string): Json {
 
 function string(record: Json, key: string, what = "record"): string {
   const value = record[key];
-  if (typeof value !== "string") throw new Error(`${what} field '${key}' must be a string (got ${value === undefined ? "nothing" : JSON.stringify(value)?.slice(0, 40)})`);
+  if (typeof value !== "string")
+    throw new Error(`${what} field '${key}' must be a string (got ${value === undefined ? "nothing" : JSON.stringify(value)?.slice(0, 40)})`);
   return value;
 }
 
@@ -51,16 +52,32 @@ export function parseMusiqueRecord(value: unknown, options: { requireAnswerable:
     const paragraph = object(item, `paragraphs[${position}]`);
     const idx = paragraph.idx;
     if (typeof idx !== "number" || !Number.isInteger(idx)) throw new Error(`paragraphs[${position}].idx must be an integer`);
-    if (typeof paragraph.is_supporting !== "boolean") throw new Error(`paragraphs[${position}].is_supporting must be true or false (test files have no labels; use the dev file)`);
-    return { idx, title: string(paragraph, "title", `paragraphs[${position}]`), text: string(paragraph, "paragraph_text", `paragraphs[${position}]`), supporting: paragraph.is_supporting };
+    if (typeof paragraph.is_supporting !== "boolean")
+      throw new Error(`paragraphs[${position}].is_supporting must be true or false (test files have no labels; use the dev file)`);
+    return {
+      idx,
+      title: string(paragraph, "title", `paragraphs[${position}]`),
+      text: string(paragraph, "paragraph_text", `paragraphs[${position}]`),
+      supporting: paragraph.is_supporting,
+    };
   });
   const aliases = array(record, "answer_aliases");
   if (aliases.some((alias) => typeof alias !== "string")) throw new Error("record field 'answer_aliases' must be a list of strings");
   if (typeof record.answerable !== "boolean") throw new Error("record field 'answerable' must be true or false");
   if (options.requireAnswerable && !record.answerable) {
-    throw new Error(`record '${id}' is unanswerable (MuSiQue-Full); the environment needs MuSiQue-Ans (musique_ans_v1.0_dev.jsonl); score MuSiQue-Full with 'toolgym score musique'`);
+    throw new Error(
+      `record '${id}' is unanswerable (MuSiQue-Full); the environment needs MuSiQue-Ans (musique_ans_v1.0_dev.jsonl); score MuSiQue-Full with 'toolgym score musique'`,
+    );
   }
-  return { id, question: string(record, "question"), answer: string(record, "answer"), aliases: aliases as string[], answerId: null, type: id.split("__")[0] ?? "", paragraphs };
+  return {
+    id,
+    question: string(record, "question"),
+    answer: string(record, "answer"),
+    aliases: aliases as string[],
+    answerId: null,
+    type: id.split("__")[0] ?? "",
+    paragraphs,
+  };
 }
 
 /** A 2WikiMultihopQA record (`dev.json`, `data_ids` version; `answer_id` may be missing in `data.zip`). */
@@ -69,7 +86,8 @@ export function parseWikiRecord(value: unknown): MultihopExample {
   const id = string(record, "_id");
   const supportingTitles = new Set<string>();
   array(record, "supporting_facts").forEach((fact, position) => {
-    if (!Array.isArray(fact) || typeof fact[0] !== "string" || typeof fact[1] !== "number") throw new Error(`supporting_facts[${position}] must be [title, sentence_id] (test files have no labels; use the dev file)`);
+    if (!Array.isArray(fact) || typeof fact[0] !== "string" || typeof fact[1] !== "number")
+      throw new Error(`supporting_facts[${position}] must be [title, sentence_id] (test files have no labels; use the dev file)`);
     supportingTitles.add(fact[0]);
   });
   const paragraphs = array(record, "context").map((item, position): MultihopParagraph => {
@@ -81,5 +99,13 @@ export function parseWikiRecord(value: unknown): MultihopExample {
   });
   const answerId = record.answer_id;
   if (answerId !== undefined && answerId !== null && typeof answerId !== "string") throw new Error("record field 'answer_id' must be a string or null");
-  return { id, question: string(record, "question"), answer: string(record, "answer"), aliases: [], answerId: answerId ?? null, type: typeof record.type === "string" ? record.type : "", paragraphs };
+  return {
+    id,
+    question: string(record, "question"),
+    answer: string(record, "answer"),
+    aliases: [],
+    answerId: answerId ?? null,
+    type: typeof record.type === "string" ? record.type : "",
+    paragraphs,
+  };
 }

@@ -12,13 +12,28 @@ import { formatOfficialOutput, metricValues, scoreMusiqueFiles, scoreWikiFiles }
 const musiqueGold = join(SHARED_FIXTURES, "musique_dev_sample.jsonl");
 const wikiGold = join(SHARED_FIXTURES, "2wiki_dev_sample.json");
 const directory = mkdtempSync(join(tmpdir(), "toolgym-score-"));
-const musiqueRecords = readFileSync(musiqueGold, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { id: string; answer: string; paragraphs: Array<{ idx: number; is_supporting: boolean }> });
+const musiqueRecords = readFileSync(musiqueGold, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as { id: string; answer: string; paragraphs: Array<{ idx: number; is_supporting: boolean }> });
 const wikiRecords = JSON.parse(readFileSync(wikiGold, "utf8")) as Array<{ _id: string; answer: string; supporting_facts: unknown[]; evidences: unknown[] }>;
 
 /** Official MuSiQue prediction lines: {id, predicted_answer, predicted_support_idxs, predicted_answerable}. */
 function writeMusiquePredictions(name: string, predict: (record: (typeof musiqueRecords)[number]) => { answer: string; support: number[] }): string {
   const file = join(directory, name);
-  writeFileSync(file, musiqueRecords.map((record) => JSON.stringify({ id: record.id, predicted_answer: predict(record).answer, predicted_support_idxs: predict(record).support, predicted_answerable: true })).join("\n") + "\n");
+  writeFileSync(
+    file,
+    musiqueRecords
+      .map((record) =>
+        JSON.stringify({
+          id: record.id,
+          predicted_answer: predict(record).answer,
+          predicted_support_idxs: predict(record).support,
+          predicted_answerable: true,
+        }),
+      )
+      .join("\n") + "\n",
+  );
   return file;
 }
 
@@ -47,7 +62,10 @@ function runCli(dataset: string, options: { gold: string; pred: string; json?: b
 
 describe("toolgym score: official aggregate outputs on the shipped samples", () => {
   it("MuSiQue gold predictions: answer_f1 1.0, answer_em 1.0, support_f1 1.0, printed like evaluate_v1.0.py", () => {
-    const file = writeMusiquePredictions("musique-gold.jsonl", (record) => ({ answer: record.answer, support: record.paragraphs.filter((paragraph) => paragraph.is_supporting).map((paragraph) => paragraph.idx) }));
+    const file = writeMusiquePredictions("musique-gold.jsonl", (record) => ({
+      answer: record.answer,
+      support: record.paragraphs.filter((paragraph) => paragraph.is_supporting).map((paragraph) => paragraph.idx),
+    }));
     const result = scoreMusiqueFiles({ goldFile: musiqueGold, predictionFile: file });
     assert.equal(result.n, 40);
     assert.equal(formatOfficialOutput(result), '{\n    "answer_f1": 1.0,\n    "answer_em": 1.0,\n    "support_f1": 1.0\n}');
@@ -91,12 +109,17 @@ describe("toolgym score: official aggregate outputs on the shipped samples", () 
     const result = scoreWikiFiles({ goldFile: wikiGold, predictionFile: file });
     assert.equal(metricValues(result).em, 2.5);
     assert.equal(result.messages.length, 40 + 40 + 39);
-    assert.ok(formatOfficialOutput(result).startsWith(`missing sp fact ${first?._id}\nmissing evidence ${first?._id}\nmissing answer ${wikiRecords[1]?._id}\n`));
+    assert.ok(
+      formatOfficialOutput(result).startsWith(`missing sp fact ${first?._id}\nmissing evidence ${first?._id}\nmissing answer ${wikiRecords[1]?._id}\n`),
+    );
   });
 
   it("rejects a MuSiQue prediction file with the wrong line count, naming the file", () => {
     const file = join(directory, "musique-short.jsonl");
     writeFileSync(file, JSON.stringify({ id: musiqueRecords[0]?.id, predicted_answer: "x", predicted_support_idxs: [], predicted_answerable: true }) + "\n");
-    assert.throws(() => scoreMusiqueFiles({ goldFile: musiqueGold, predictionFile: file }), (error: unknown) => ToolgymError.isInstance(error) && error.message.includes(file) && error.message.includes("1 predictions"));
+    assert.throws(
+      () => scoreMusiqueFiles({ goldFile: musiqueGold, predictionFile: file }),
+      (error: unknown) => ToolgymError.isInstance(error) && error.message.includes(file) && error.message.includes("1 predictions"),
+    );
   });
 });

@@ -53,7 +53,11 @@ export function scoreMusiqueFiles(options: { goldFile: string; predictionFile: s
   const golds = readLines(options.goldFile);
   const predictions = readLines(options.predictionFile);
   if (golds.length !== predictions.length) {
-    fail(options.predictionFile, undefined, `has ${predictions.length} predictions but the gold file has ${golds.length} instances; write one line per gold line, in the same order (the official scorer asserts this)`);
+    fail(
+      options.predictionFile,
+      undefined,
+      `has ${predictions.length} predictions but the gold file has ${golds.length} instances; write one line per gold line, in the same order (the official scorer asserts this)`,
+    );
   }
   let count = 0;
   let totalEm = 0;
@@ -64,15 +68,25 @@ export function scoreMusiqueFiles(options: { goldFile: string; predictionFile: s
   golds.forEach((gold, position) => {
     const prediction = predictions[position] as { value: Json; line: number };
     if (gold.value.id !== prediction.value.id) {
-      fail(options.predictionFile, prediction.line, `id ${JSON.stringify(prediction.value.id)} does not match gold id ${JSON.stringify(gold.value.id)}; keep the gold file's order`);
+      fail(
+        options.predictionFile,
+        prediction.line,
+        `id ${JSON.stringify(prediction.value.id)} does not match gold id ${JSON.stringify(gold.value.id)}; keep the gold file's order`,
+      );
     }
     for (const key of ["predicted_answer", "predicted_support_idxs", "predicted_answerable"]) {
-      if (!(key in prediction.value)) fail(options.predictionFile, prediction.line, `missing '${key}' (all three fields are required; answer-only systems write predicted_support_idxs [0, 1] and predicted_answerable true)`);
+      if (!(key in prediction.value))
+        fail(
+          options.predictionFile,
+          prediction.line,
+          `missing '${key}' (all three fields are required; answer-only systems write predicted_support_idxs [0, 1] and predicted_answerable true)`,
+        );
     }
     const answer = prediction.value.predicted_answer;
     if (typeof answer !== "string") fail(options.predictionFile, prediction.line, "'predicted_answer' must be a string");
     const support = prediction.value.predicted_support_idxs;
-    if (!Array.isArray(support) || support.some((value) => !Number.isFinite(Number(value)))) fail(options.predictionFile, prediction.line, "'predicted_support_idxs' must be a list of integers");
+    if (!Array.isArray(support) || support.some((value) => !Number.isFinite(Number(value))))
+      fail(options.predictionFile, prediction.line, "'predicted_support_idxs' must be a list of integers");
     const answers = gold.value.answer_aliases;
     if (typeof gold.value.answer !== "string" || !Array.isArray(answers) || !Array.isArray(gold.value.paragraphs)) {
       fail(options.goldFile, gold.line, "needs 'answer', 'answer_aliases' and 'paragraphs' (test files have no labels; score against the dev file)");
@@ -89,14 +103,40 @@ export function scoreMusiqueFiles(options: { goldFile: string; predictionFile: s
       hasUnanswerable = true;
     }
   });
-  const average = (total: number, denominator: number): PythonNumber => (denominator > 0 ? { value: pythonRound(total / denominator, 3) } : { value: 0, isInteger: true });
+  const average = (total: number, denominator: number): PythonNumber =>
+    denominator > 0 ? { value: pythonRound(total / denominator, 3) } : { value: 0, isInteger: true };
   const notes = hasUnanswerable
-    ? ["the gold file has unanswerable instances (MuSiQue-Full): the official script also prints group_answer_sufficiency_f1 and group_support_sufficiency_f1, which toolgym does not compute; the fields above are exact"]
+    ? [
+        "the gold file has unanswerable instances (MuSiQue-Full): the official script also prints group_answer_sufficiency_f1 and group_support_sufficiency_f1, which toolgym does not compute; the fields above are exact",
+      ]
     : [];
-  return { dataset: "musique", n: count, metrics: { answer_f1: average(totalF1, count), answer_em: average(totalEm, count), support_f1: average(supportF1, supportCount) }, messages: [], notes };
+  return {
+    dataset: "musique",
+    n: count,
+    metrics: { answer_f1: average(totalF1, count), answer_em: average(totalEm, count), support_f1: average(supportF1, supportCount) },
+    messages: [],
+    notes,
+  };
 }
 
-const WIKI_KEYS = ["em", "f1", "prec", "recall", "sp_em", "sp_f1", "sp_prec", "sp_recall", "evi_em", "evi_f1", "evi_prec", "evi_recall", "joint_em", "joint_f1", "joint_prec", "joint_recall"] as const;
+const WIKI_KEYS = [
+  "em",
+  "f1",
+  "prec",
+  "recall",
+  "sp_em",
+  "sp_f1",
+  "sp_prec",
+  "sp_recall",
+  "evi_em",
+  "evi_f1",
+  "evi_prec",
+  "evi_recall",
+  "joint_em",
+  "joint_f1",
+  "joint_prec",
+  "joint_recall",
+] as const;
 
 interface WikiGold {
   id: string;
@@ -110,8 +150,10 @@ function readWikiGold(file: string): WikiGold[] {
   const golds: WikiGold[] = [];
   readJsonArray({ file }, (value) => {
     const record = value as Json;
-    if (typeof record !== "object" || record === null || typeof record._id !== "string" || typeof record.answer !== "string") throw new Error("each record needs a string '_id' and 'answer' (test files have no labels)");
-    if (!("answer_id" in record) || !Array.isArray(record.evidences_id)) throw new Error("no 'answer_id' / 'evidences_id': the v1.1 scorer needs the data_ids.zip version of dev.json");
+    if (typeof record !== "object" || record === null || typeof record._id !== "string" || typeof record.answer !== "string")
+      throw new Error("each record needs a string '_id' and 'answer' (test files have no labels)");
+    if (!("answer_id" in record) || !Array.isArray(record.evidences_id))
+      throw new Error("no 'answer_id' / 'evidences_id': the v1.1 scorer needs the data_ids.zip version of dev.json");
     if (!Array.isArray(record.supporting_facts) || !Array.isArray(record.evidences)) throw new Error("needs 'supporting_facts' and 'evidences' lists");
     golds.push({
       id: record._id,
@@ -132,11 +174,20 @@ export function scoreWikiFiles(options: { goldFile: string; predictionFile: stri
   try {
     prediction = JSON.parse(readFileSync(options.predictionFile, "utf8")) as Json;
   } catch (error) {
-    fail(options.predictionFile, undefined, `is not one JSON object (${(error as Error).message.replace(/\s+/g, " ")}); the format is {"answer": {id: str}, "sp": {id: [[title, sent_id]]}, "evidence": {id: [[s, r, o]]}}`);
+    fail(
+      options.predictionFile,
+      undefined,
+      `is not one JSON object (${(error as Error).message.replace(/\s+/g, " ")}); the format is {"answer": {id: str}, "sp": {id: [[title, sent_id]]}, "evidence": {id: [[s, r, o]]}}`,
+    );
   }
   for (const key of ["answer", "sp", "evidence"]) {
     const part = prediction[key];
-    if (typeof part !== "object" || part === null || Array.isArray(part)) fail(options.predictionFile, undefined, `needs a top-level '${key}' object keyed by _id (the official scorer fails without it; use {} to predict nothing)`);
+    if (typeof part !== "object" || part === null || Array.isArray(part))
+      fail(
+        options.predictionFile,
+        undefined,
+        `needs a top-level '${key}' object keyed by _id (the official scorer fails without it; use {} to predict nothing)`,
+      );
   }
   const answers = prediction.answer as Json;
   const supports = prediction.sp as Json;
@@ -202,6 +253,8 @@ export function scoreWikiFiles(options: { goldFile: string; predictionFile: stri
   }
   const n = golds.length;
   const metrics = Object.fromEntries(WIKI_KEYS.map((key) => [key, { value: pythonRound(((sums[key] as number) / n) * 100, 2) }]));
-  const notes = options.aliasesFile ? [] : ["no id_aliases.json given (--aliases): answers and evidence were scored without alias expansion, as the official script with an empty alias file"];
+  const notes = options.aliasesFile
+    ? []
+    : ["no id_aliases.json given (--aliases): answers and evidence were scored without alias expansion, as the official script with an empty alias file"];
   return { dataset: "2wiki", n, metrics, messages, notes };
 }

@@ -10,6 +10,7 @@ import {
 } from "../../core/index.ts";
 import { computeReward, episodeDiagnostics } from "./reward.ts";
 import { runSolver } from "./solver.ts";
+import { forgetRecordView, recordView } from "./record-view.ts";
 import { RecordSearchIndex, initialSearchIndex } from "./search-index.ts";
 import { normalizeValue, type SearchPlanTask } from "./task.ts";
 import type { Theme, TypeSpec } from "./themes.ts";
@@ -117,14 +118,16 @@ export class SearchPlanEpisode implements Episode {
     else this.previousCalls.add(key);
   }
 
-  private observeRecord(record: WorldRecord, fieldLimit: number): void {
+  private readonly lookup = (id: string): WorldRecord => this.current.get(id) as WorldRecord;
+
+  /** Grounds the record's id, its name and its first `fieldLimit` field values. */
+  private observeRecord(record: WorldRecord, fieldLimit: number): ReturnType<typeof recordView> {
+    const view = recordView(record, this.lookup);
     this.observedIds.add(record.id);
-    this.observedValues.add(normalizeValue(record.name));
-    let count = 0;
-    for (const key in record.fields) {
-      if (count++ >= fieldLimit) break;
-      this.observedValues.add(normalizeValue(record.fields[key]));
-    }
+    const values = view.values;
+    const end = Math.min(values.length, fieldLimit + 1);
+    for (let position = 0; position < end; position++) this.observedValues.add(values[position] as string);
+    return view;
   }
 
   private reference(kind: "id" | "value", value: string, grounded: boolean): boolean {
@@ -164,13 +167,7 @@ export class SearchPlanEpisode implements Episode {
     if (page.length === 0) return toolResult({ hits: [], total: positions.length, offset, note: `no more hits; there are ${positions.length}` });
     const hits = page.map((position) => {
       const record = this.current.get((this.order[position] as WorldRecord).id) as WorldRecord;
-      this.observeRecord(record, 2);
-      let snippet = "";
-      let count = 0;
-      for (const key in record.fields) {
-        if (count++ >= 2) break;
-        snippet += `${count > 1 ? "; " : ""}${key}: ${record.fields[key]}`;
-      }
+      const { snippet } = this.observeRecord(record, 2);
       return { id: record.id, type: record.type, name: record.name, snippet };
     });
     const next = offset + limit < positions.length ? { next_offset: offset + limit } : {};
@@ -194,14 +191,13 @@ export class SearchPlanEpisode implements Episode {
     this.repeated(`r\u0000${id}`);
     const record = this.current.get(id);
     if (!record) return this.unknownId("read_record", id);
-    this.observeRecord(record, Infinity);
-    const links = record.links.map((link) => {
-      const target = this.current.get(link.target) as WorldRecord;
-      this.observedIds.add(target.id);
-      this.observedValues.add(normalizeValue(target.name));
-      return { relation: link.relation, target_id: target.id, target_name: target.name };
-    });
-    return toolResult({ id: record.id, type: record.type, name: record.name, fields: record.fields, links });
+    const view = this.observeRecord(record, Infinity);
+    const { linkIds, linkNames } = view;
+    for (let position = 0; position < linkIds.length; position++) {
+      this.observedIds.add(linkIds[position] as string);
+      this.observedValues.add(linkNames[position] as string);
+    }
+    return { content: view.content, isError: false, done: false };
   }
 
   private writable(id: string): WorldRecord {
@@ -256,6 +252,7 @@ export class SearchPlanEpisode implements Episode {
     const target = this.writable(id);
     const previous = target.fields[field] as FieldValue;
     target.fields[field] = coerced;
+    forgetRecordView(target);
     this.ledger.groundedWrites.set(`${id}.${field}`, grounded);
     this.observedValues.add(normalized);
     return toolResult({ ok: true, id, field, previous, current: coerced });
@@ -284,7 +281,9 @@ export class SearchPlanEpisode implements Episode {
     if (sourceId === targetId) return toolError("relation_not_allowed", "link_records: a record cannot be linked to itself");
     if (source.links.some((link) => link.relation === relation && link.target === targetId))
       return toolError("duplicate_link", `link_records: ${sourceId} -[${relation}]-> ${targetId} already exists`);
-    this.writable(sourceId).links.push({ relation, target: targetId });
+    const writable = this.writable(sourceId);
+    writable.links.push({ relation, target: targetId });
+    forgetRecordView(writable);
     return toolResult({ ok: true, source_id: sourceId, relation, target_id: targetId });
   }
 

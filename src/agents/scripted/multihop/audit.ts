@@ -10,6 +10,12 @@ export function multihopAudit(envId: "musique" | "2wiki"): AuditSpec {
     env: envId,
     components: ["f1", "em", "supporting_read"],
     policies: ["oracle", "answer_dump", "empty_answer", "echo_question", "guess_yes"],
-    acceptance: standardAcceptance({ oracle: "oracle", oracleMin: 0.95, pilots: ["answer_dump", "empty_answer", "echo_question", "guess_yes"], pilotMax: 0.25, reference: "oracle" }),
+    acceptance: standardAcceptance({
+      oracle: "oracle",
+      oracleMin: 0.95,
+      pilots: ["answer_dump", "empty_answer", "echo_question", "guess_yes"],
+      pilotMax: 0.25,
+      reference: "oracle",
+    }),
   };
 }

@@ -29,13 +29,16 @@ export const multihopPolicies: ScriptedPolicy<MultihopTask>[] = [
       const titles = [...new Set(supporting.map((paragraph) => paragraph.title))];
       return createScriptedAgent("oracle", ({ turn }) => {
         if (task.mode !== "search" && task.mode !== "pool") return { text: `The supporting paragraphs settle it.\nAnswer: ${task.example.answer}` };
-        if (turn === 1 && supporting.length > 0) return { calls: supporting.map((paragraph) => ({ name: "search", arguments: { query: queryFor(`${paragraph.title} ${paragraph.text}`) } })) };
+        if (turn === 1 && supporting.length > 0)
+          return { calls: supporting.map((paragraph) => ({ name: "search", arguments: { query: queryFor(`${paragraph.title} ${paragraph.text}`) } })) };
         if (turn === 2 && titles.length > 0) return { calls: titles.map((title) => ({ name: "read", arguments: { title } })) };
         return { calls: [{ name: "finish", arguments: { answer: task.example.answer } }] };
       });
     },
   },
-  pilot("answer_dump", "Answers with every paragraph title joined together (rewarded only if the metric rewarded containment).", (task) => task.example.paragraphs.map((paragraph) => paragraph.title).join(", ")),
+  pilot("answer_dump", "Answers with every paragraph title joined together (rewarded only if the metric rewarded containment).", (task) =>
+    task.example.paragraphs.map((paragraph) => paragraph.title).join(", "),
+  ),
   pilot("empty_answer", "Answers with the empty string.", () => ""),
   pilot("echo_question", "Answers with the question itself.", (task) => task.example.question),
   pilot("guess_yes", "Always answers 'yes' (the majority answer of comparison questions).", () => "yes"),
