@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ProviderError, defineTool } from "../src/core/index.ts";
 import { createOpenAIAgent, createProviderStats } from "../src/agents/openai/agent.ts";
-import { parseChatCompletion } from "../src/agents/openai/parse-reply.ts";
+import { parseChatCompletion, type ChatCompletionLike } from "../src/agents/openai/parse-reply.ts";
 import { ReplicaPool, redactBaseUrl } from "../src/agents/openai/replicas.ts";
 
 const tools = [defineTool({ name: "lookup", description: "Look up a key.", parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] } })];
 const messages = [{ role: "user" as const, content: "What is the value of key 'kalo'?" }];
 
-function reply(message: Record<string, unknown>, finish = "stop") {
-  return { choices: [{ finish_reason: finish, message: { role: "assistant", ...message } }], usage: { prompt_tokens: 7, completion_tokens: 3 } };
+function reply(message: Record<string, unknown>, finish = "stop"): ChatCompletionLike {
+  return { choices: [{ finish_reason: finish, message: { role: "assistant", ...message } }], usage: { prompt_tokens: 7, completion_tokens: 3 } } as ChatCompletionLike;
 }
 
 describe("parseChatCompletion", () => {
