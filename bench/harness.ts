@@ -25,7 +25,9 @@ const latencyMs = option("--latency", 20);
 const episodes = option("--episodes", 10_000);
 const root = resolve(import.meta.dirname, "..");
 
-const server = spawn(process.execPath, ["--import", "tsx", join(root, "src/testing/serve-fault-server.ts"), "--latency", String(latencyMs)], { stdio: ["ignore", "pipe", "inherit"] });
+const server = spawn(process.execPath, ["--import", "tsx", join(root, "src/testing/serve-fault-server.ts"), "--latency", String(latencyMs)], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
 const url = await new Promise<string>((done) => createInterface({ input: server.stdout! }).once("line", done));
 const out = mkdtempSync(join(tmpdir(), "toolgym-bench-harness-"));
 const env = getEnvironment("mock");
@@ -62,7 +64,8 @@ async function bareFetch(requests: number): Promise<number> {
   const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next++ < requests) await (await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).json();
+      while (next++ < requests)
+        await (await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).json();
     }),
   );
   const used = process.cpuUsage(cpu);
@@ -89,7 +92,12 @@ const firstHeap = heap[1] ?? heap[0];
 const lastHeap = heap[heap.length - 1];
 const growth = firstHeap && lastHeap ? lastHeap.mb - firstHeap.mb : Number.NaN;
 const rows: Array<[string, string, string, string]> = [
-  ["throughput (model turns/s)", throughput.toFixed(0), `≥ ${(0.9 * ideal).toFixed(0)} (90% of ${ideal.toFixed(0)})`, throughput >= 0.9 * ideal ? "ok" : "MISS"],
+  [
+    "throughput (model turns/s)",
+    throughput.toFixed(0),
+    `≥ ${(0.9 * ideal).toFixed(0)} (90% of ${ideal.toFixed(0)})`,
+    throughput >= 0.9 * ideal ? "ok" : "MISS",
+  ],
   ["harness CPU per model turn (ms)", measured.cpuMsPerTurn.toFixed(3), "≤ 0.5", measured.cpuMsPerTurn <= 0.5 ? "ok" : "MISS"],
   ["  floor: bare fetch per request (ms)", floorMs.toFixed(3), "(reference)", ""],
   [
@@ -101,7 +109,9 @@ const rows: Array<[string, string, string, string]> = [
 ];
 const widths = [0, 1, 2, 3].map((column) => Math.max(...[["metric", "value", "target", ""], ...rows].map((row) => row[column]!.length)));
 const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ");
-console.log(`eval harness: ${episodes} episodes (${measured.turns} model turns), concurrency ${concurrency}, ${latencyMs} ms per request, ${measured.seconds.toFixed(1)} s`);
+console.log(
+  `eval harness: ${episodes} episodes (${measured.turns} model turns), concurrency ${concurrency}, ${latencyMs} ms per request, ${measured.seconds.toFixed(1)} s`,
+);
 console.log(line(["metric", "value", "target", ""]));
 console.log(line(widths.map((width) => "-".repeat(width))));
 for (const row of rows) console.log(line(row));

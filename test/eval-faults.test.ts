@@ -36,7 +36,18 @@ describe("eval harness under injected faults", () => {
     const env = getEnvironment("mock");
     const [summary] = await runEvaluation({
       rows: [{ env, config: parseConfig("mock", env.configSchema, "{}"), split: "eval", seed: 0, n: 500 }],
-      models: [{ kind: "openai", label: "faulty", name: "scripted", baseUrls: [server.url], apiKey: "sk-secret-never-written", timeoutMs: 10_000, maxRetries: 2, backoffMs: 2 }],
+      models: [
+        {
+          kind: "openai",
+          label: "faulty",
+          name: "scripted",
+          baseUrls: [server.url],
+          apiKey: "sk-secret-never-written",
+          timeoutMs: 10_000,
+          maxRetries: 2,
+          backoffMs: 2,
+        },
+      ],
       out,
       concurrency: 64,
       quiet: true,
@@ -85,10 +96,14 @@ describe("eval harness under injected faults", () => {
     }
     const counted: Record<string, number> = {};
     for (const result of results) {
-      for (const [kind, count] of Object.entries(result.info.trajectory.formatErrors.byKind as Record<string, number>)) counted[kind] = (counted[kind] ?? 0) + count;
+      for (const [kind, count] of Object.entries(result.info.trajectory.formatErrors.byKind as Record<string, number>))
+        counted[kind] = (counted[kind] ?? 0) + count;
     }
     assert.deepEqual(counted, expected);
-    assert.equal(summary.formatErrors, Object.values(expected).reduce((sum, count) => sum + count, 0));
+    assert.equal(
+      summary.formatErrors,
+      Object.values(expected).reduce((sum, count) => sum + count, 0),
+    );
 
     // The API key never reaches a file.
     assert.ok(!readFileSync(join(summary.dir, "metadata.json"), "utf8").includes("sk-secret"));

@@ -13,7 +13,28 @@ const ROOT = resolve(import.meta.dirname, "..");
 const N = 300;
 
 function evalArgs(server: FaultServer, out: string, extra: string[] = []): string[] {
-  return [join(ROOT, "bin/toolgym.js"), "eval", "--env", "mock", "--base-url", server.url, "--model", "scripted", "--label", "det", "--n", String(N), "--concurrency", "8", "--out", out, "--run-id", "run", "--quiet", ...extra];
+  return [
+    join(ROOT, "bin/toolgym.js"),
+    "eval",
+    "--env",
+    "mock",
+    "--base-url",
+    server.url,
+    "--model",
+    "scripted",
+    "--label",
+    "det",
+    "--n",
+    String(N),
+    "--concurrency",
+    "8",
+    "--out",
+    out,
+    "--run-id",
+    "run",
+    "--quiet",
+    ...extra,
+  ];
 }
 
 function resultsPath(out: string): string {

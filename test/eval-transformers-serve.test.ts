@@ -24,7 +24,12 @@ interface Result {
   error: { code: string; message: string } | null;
   format_errors: number;
   turns: number;
-  info: { trajectory: { steps: Array<{ name: string; arguments: Record<string, unknown>; result: string }>; formatErrors: { count: number; byKind: Record<string, number> } } };
+  info: {
+    trajectory: {
+      steps: Array<{ name: string; arguments: Record<string, unknown>; result: string }>;
+      formatErrors: { count: number; byKind: Record<string, number> };
+    };
+  };
 }
 
 async function toolgymEval(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -41,7 +46,10 @@ function readRun(out: string, label: string): { results: Result[]; metadata: Rec
   const parent = join(out, `mock--${label}`);
   const [runId] = readdirSync(parent);
   const directory = join(parent, runId as string);
-  const results = readFileSync(join(directory, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Result);
+  const results = readFileSync(join(directory, "results.jsonl"), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Result);
   return { results, metadata: JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8")) };
 }
 
@@ -64,8 +72,31 @@ describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call
 
   it("sends well-formed requests with tools, template kwargs and sampling; executes the parsed tool calls; records every episode", async () => {
     const run = await toolgymEval([
-      "--env", "mock", "--base-url", `${proxy.url}/v1`, "--model", modelDir, "--label", "tiny", "--n", "3", "--concurrency", "2",
-      "--temperature", "0", "--max-tokens", "48", "--chat-template-kwargs", '{"enable_thinking": false}', "--max-turns", "4", "--max-retries", "1", "--out", out, "--quiet",
+      "--env",
+      "mock",
+      "--base-url",
+      `${proxy.url}/v1`,
+      "--model",
+      modelDir,
+      "--label",
+      "tiny",
+      "--n",
+      "3",
+      "--concurrency",
+      "2",
+      "--temperature",
+      "0",
+      "--max-tokens",
+      "48",
+      "--chat-template-kwargs",
+      '{"enable_thinking": false}',
+      "--max-turns",
+      "4",
+      "--max-retries",
+      "1",
+      "--out",
+      out,
+      "--quiet",
     ]);
     assert.equal(run.code, 0, run.stderr);
     const { results, metadata } = readRun(out, "tiny");
@@ -88,14 +119,20 @@ describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call
     // The chat template was applied with the tools: the server's prompt token count equals our own rendering.
     const byPrompt = chats.find((chat) => JSON.stringify((chat.request as { messages: unknown[] }).messages) === JSON.stringify(prompt.messages));
     assert.ok(byPrompt, "the first turn of task 0 was sent with the environment's prompt");
-    const rendered = ChatTemplate.fromDirectory(modelDir).render(prompt.messages, { tools: prompt.tools, addGenerationPrompt: true, templateKwargs: { enable_thinking: false } });
+    const rendered = ChatTemplate.fromDirectory(modelDir).render(prompt.messages, {
+      tools: prompt.tools,
+      addGenerationPrompt: true,
+      templateKwargs: { enable_thinking: false },
+    });
     assert.ok(rendered.includes("<tools>") && rendered.endsWith("<think>\n\n</think>\n\n"));
     const promptTokens = SegmentTokenizer.fromDirectory(modelDir).encodeUncached(rendered).length;
     assert.equal((byPrompt.response as { usage: { prompt_tokens: number } }).usage.prompt_tokens, promptTokens);
 
     // The fine-tuned model's tool calls come back parsed, with finish_reason tool_calls, and are executed.
     const parsed = chats.filter((chat) => {
-      const choice = (chat.response as { choices: Array<{ finish_reason: string; message: { tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }).choices[0]!;
+      const choice = (
+        chat.response as { choices: Array<{ finish_reason: string; message: { tool_calls?: Array<{ function: { name: string; arguments: string } }> } }> }
+      ).choices[0]!;
       return choice.finish_reason === "tool_calls" && (choice.message.tool_calls?.length ?? 0) > 0;
     });
     assert.ok(parsed.length >= 3, `${parsed.length} responses carried parsed tool calls`);
@@ -113,13 +150,37 @@ describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call
   it("runs search_plan_act end to end: its tools go over the wire and every episode is scored or errored with its reason", async () => {
     const before = proxy.exchanges.length;
     const run = await toolgymEval([
-      "--env", "search_plan_act", "--base-url", `${proxy.url}/v1`, "--model", modelDir, "--label", "tiny", "--n", "2", "--temperature", "0", "--max-tokens", "48",
-      "--chat-template-kwargs", '{"enable_thinking": false}', "--max-turns", "3", "--max-retries", "1", "--out", out, "--quiet",
+      "--env",
+      "search_plan_act",
+      "--base-url",
+      `${proxy.url}/v1`,
+      "--model",
+      modelDir,
+      "--label",
+      "tiny",
+      "--n",
+      "2",
+      "--temperature",
+      "0",
+      "--max-tokens",
+      "48",
+      "--chat-template-kwargs",
+      '{"enable_thinking": false}',
+      "--max-turns",
+      "3",
+      "--max-retries",
+      "1",
+      "--out",
+      out,
+      "--quiet",
     ]);
     assert.equal(run.code, 0, run.stderr);
     const parent = join(out, "search_plan_act--tiny");
     const directory = join(parent, readdirSync(parent)[0] as string);
-    const results = readFileSync(join(directory, "results.jsonl"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as Result);
+    const results = readFileSync(join(directory, "results.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Result);
     const metadata = JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8"));
     assert.equal(results.length, 2);
     const env = getEnvironment("search_plan_act");
@@ -142,7 +203,25 @@ describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call
 
   it("counts truncated replies (finish_reason length) as format errors", async () => {
     const run = await toolgymEval([
-      "--env", "mock", "--base-url", `${proxy.url}/v1`, "--model", modelDir, "--label", "truncated", "--n", "2", "--temperature", "0", "--max-tokens", "3", "--max-turns", "2", "--out", out, "--quiet",
+      "--env",
+      "mock",
+      "--base-url",
+      `${proxy.url}/v1`,
+      "--model",
+      modelDir,
+      "--label",
+      "truncated",
+      "--n",
+      "2",
+      "--temperature",
+      "0",
+      "--max-tokens",
+      "3",
+      "--max-turns",
+      "2",
+      "--out",
+      out,
+      "--quiet",
     ]);
     assert.equal(run.code, 0, run.stderr);
     const { results } = readRun(out, "truncated");

@@ -57,7 +57,10 @@ describe("toolgym dataset", () => {
   it("rejects a bad split, config or output extension with a usage error", async () => {
     const errors: string[] = [];
     const write = process.stderr.write;
-    process.stderr.write = ((text: string) => errors.push(text)) as typeof process.stderr.write;
+    process.stderr.write = ((text: string) => {
+      errors.push(text);
+      return true;
+    }) as typeof process.stderr.write;
     try {
       assert.equal(await main(["dataset", "mock", "--split", "nope", "--n", "2", "--out", "/tmp/x.jsonl"]), 2);
       assert.equal(await main(["dataset", "mock", "--config", '{"bad": 1}', "--n", "2", "--out", "/tmp/x.jsonl"]), 2);

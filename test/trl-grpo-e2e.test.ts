@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -29,7 +29,10 @@ function freePort(): Promise<number> {
 /** Runs a command to completion (asynchronously); fails with its output on a non-zero exit. */
 function run(command: string, args: string[]): Promise<string> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", TOKENIZERS_PARALLELISM: "false", OMP_NUM_THREADS: "2", TRL_EXPERIMENTAL_SILENCE: "1" } });
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", TOKENIZERS_PARALLELISM: "false", OMP_NUM_THREADS: "2", TRL_EXPERIMENTAL_SILENCE: "1" },
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -37,68 +40,171 @@ function run(command: string, args: string[]): Promise<string> {
   });
 }
 
-const lastJson = (output: string): Json => JSON.parse(output.trim().split("\n").filter((line) => line.startsWith("{")).at(-1) as string);
+const lastJson = (output: string): Json =>
+  JSON.parse(
+    output
+      .trim()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .at(-1) as string,
+  );
 
 describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
   let server: ChildProcess | undefined;
+  let work: string | undefined;
   after(() => {
     server?.kill("SIGTERM");
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("SFT on oracle trajectories, then GRPOTrainer(environment_factory=…) calls tools through the server and saves adapter + merged checkpoint", { timeout: 20 * 60_000 }, async () => {
-    const work = mkdtempSync(join(tmpdir(), "toolgym-trl-e2e-"));
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, [join(root, "bin/toolgym.js"), "serve", "--port", String(port)], { cwd: root, stdio: "ignore" });
-    const env = "mock";
-    const toolgym = (...args: string[]) => run(process.execPath, [join(root, "bin/toolgym.js"), ...args]);
-    const [, , created] = await Promise.all([
-      toolgym("eval", "--env", env, "--agent", "oracle", "--split", "train", "--seed", "1", "--n", "4", "--out", join(work, "oracle"), "--quiet"),
-      toolgym("dataset", env, "--split", "train", "--seed", "2", "--n", "8", "--out", join(work, "prompts.parquet")),
-      run(python as string, [join(root, "scripts/make-tiny-qwen3.py"), join(work, "base"), "--tool-call-sft"]),
-    ]);
-    assert.equal(lastJson(created).toolCallSft, true);
-    let tools: Json | undefined;
-    for (let attempt = 0; attempt < 600 && !tools; attempt++) {
-      tools = await fetch(`${url}/envs/${env}`).then((response) => response.json() as Promise<Json>, () => undefined);
-      if (!tools) await new Promise((done) => setTimeout(done, 100));
-    }
-    assert.ok(tools, "toolgym serve answered");
+  it(
+    "SFT on oracle trajectories, then GRPOTrainer(environment_factory=…) calls tools through the server and saves adapter + merged checkpoint",
+    { timeout: 20 * 60_000 },
+    async () => {
+      work = mkdtempSync(join(tmpdir(), "toolgym-trl-e2e-"));
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      server = spawn(process.execPath, [join(root, "bin/toolgym.js"), "serve", "--port", String(port)], { cwd: root, stdio: "ignore" });
+      const env = "mock";
+      const toolgym = (...args: string[]) => run(process.execPath, [join(root, "bin/toolgym.js"), ...args]);
+      const [, , created] = await Promise.all([
+        toolgym("eval", "--env", env, "--agent", "oracle", "--split", "train", "--seed", "1", "--n", "4", "--out", join(work, "oracle"), "--quiet"),
+        toolgym("dataset", env, "--split", "train", "--seed", "2", "--n", "8", "--out", join(work, "prompts.parquet")),
+        run(python as string, [join(root, "scripts/make-tiny-qwen3.py"), join(work, "base"), "--tool-call-sft"]),
+      ]);
+      assert.equal(lastJson(created).toolCallSft, true);
+      let tools: Json | undefined;
+      for (let attempt = 0; attempt < 600 && !tools; attempt++) {
+        tools = await fetch(`${url}/envs/${env}`).then(
+          (response) => response.json() as Promise<Json>,
+          () => undefined,
+        );
+        if (!tools) await new Promise((done) => setTimeout(done, 100));
+      }
+      assert.ok(tools, "toolgym serve answered");
 
-    // SFT: pretokenized rows (the `toolgym sft` format) from the oracle trajectories, trained by train_sft.py.
-    const rows = lastJson(await run(python as string, [join(root, "python/tests/oracle_sft_rows.py"), join(work, "oracle/results.jsonl"), url, env, join(work, "base"), join(work, "sft.jsonl")]));
-    assert.equal(rows.rows, 8, "two assistant turns per oracle trajectory");
-    await run(python as string, [join(root, "python/train_sft.py"), "--model", join(work, "base"), "--dataset", join(work, "sft.jsonl"), "--output-dir", join(work, "sft"), "--use-cpu", "--learning-rate", "1e-4", "--lr-scheduler-type", "constant", "--warmup-ratio", "0", "--max-steps", "2", "--per-device-batch-size", "2", "--gradient-accumulation-steps", "1", "--max-length", "1024", "--logging-steps", "1"]);
-    const sftLog = JSON.parse(readFileSync(join(work, "sft/log_history.json"), "utf8")) as Json[];
-    assert.ok(sftLog.some((entry) => typeof entry.loss === "number"), "SFT logged a loss");
+      // SFT: pretokenized rows (the `toolgym sft` format) from the oracle trajectories, trained by train_sft.py.
+      const rows = lastJson(
+        await run(python as string, [
+          join(root, "python/tests/oracle_sft_rows.py"),
+          join(work, "oracle"),
+          url,
+          env,
+          join(work, "base"),
+          join(work, "sft.jsonl"),
+        ]),
+      );
+      assert.equal(rows.rows, 8, "two assistant turns per oracle trajectory");
+      await run(python as string, [
+        join(root, "python/train_sft.py"),
+        "--model",
+        join(work, "base"),
+        "--dataset",
+        join(work, "sft.jsonl"),
+        "--output-dir",
+        join(work, "sft"),
+        "--use-cpu",
+        "--learning-rate",
+        "1e-4",
+        "--lr-scheduler-type",
+        "constant",
+        "--warmup-ratio",
+        "0",
+        "--max-steps",
+        "2",
+        "--per-device-batch-size",
+        "2",
+        "--gradient-accumulation-steps",
+        "1",
+        "--max-length",
+        "1024",
+        "--logging-steps",
+        "1",
+      ]);
+      const sftLog = JSON.parse(readFileSync(join(work, "sft/log_history.json"), "utf8")) as Json[];
+      assert.ok(
+        sftLog.some((entry) => typeof entry.loss === "number"),
+        "SFT logged a loss",
+      );
 
-    // GRPO through the recipe script, against the running server.
-    const before = (await (await fetch(`${url}/stats`)).json()) as Json;
-    const output = join(work, "grpo");
-    await run(python as string, [join(root, "python/train_grpo.py"), "--model", join(work, "sft"), "--dataset", join(work, "prompts.parquet"), "--server-url", url, "--output-dir", output, "--no-use-vllm", "--use-cpu", "--max-steps", "2", "--per-device-batch-size", "4", "--gradient-accumulation-steps", "1", "--num-generations", "2", "--temperature", "0.7", "--max-completion-length", "96", "--max-tool-calling-iterations", "3", "--lora-r", "8", "--lora-alpha", "16", "--learning-rate", "1e-4"]);
-    const stats = (await (await fetch(`${url}/stats`)).json()) as Json;
-    const counters = stats.byEnv[env] as Json;
-    const calls = counters.toolCalls - (before.byEnv[env]?.toolCalls ?? 0);
-    const rewards = counters.rewards - (before.byEnv[env]?.rewards ?? 0);
-    assert.ok(calls > 0, "TRL's tool loop called tools through the server");
-    assert.equal(rewards, 2 * 4, "one environment reward per rollout: 2 steps × 4 completions");
+      // GRPO through the recipe script, against the running server.
+      const before = (await (await fetch(`${url}/stats`)).json()) as Json;
+      const output = join(work, "grpo");
+      await run(python as string, [
+        join(root, "python/train_grpo.py"),
+        "--model",
+        join(work, "sft"),
+        "--dataset",
+        join(work, "prompts.parquet"),
+        "--server-url",
+        url,
+        "--output-dir",
+        output,
+        "--no-use-vllm",
+        "--use-cpu",
+        "--max-steps",
+        "2",
+        "--per-device-batch-size",
+        "4",
+        "--gradient-accumulation-steps",
+        "1",
+        "--num-generations",
+        "2",
+        "--temperature",
+        "0.7",
+        "--max-completion-length",
+        "96",
+        "--max-tool-calling-iterations",
+        "3",
+        "--lora-r",
+        "8",
+        "--lora-alpha",
+        "16",
+        "--learning-rate",
+        "1e-4",
+      ]);
+      const stats = (await (await fetch(`${url}/stats`)).json()) as Json;
+      const counters = stats.byEnv[env] as Json;
+      const calls = counters.toolCalls - (before.byEnv[env]?.toolCalls ?? 0);
+      const rewards = counters.rewards - (before.byEnv[env]?.rewards ?? 0);
+      assert.ok(calls > 0, "TRL's tool loop called tools through the server");
+      assert.equal(rewards, 2 * 4, "one environment reward per rollout: 2 steps × 4 completions");
 
-    const log = JSON.parse(readFileSync(join(output, "log_history.json"), "utf8")) as Json[];
-    const steps = log.filter((entry) => entry["rewards/ToolgymMock/mean"] !== undefined);
-    assert.equal(steps.length, 2);
-    const trlMean = steps.reduce((sum, entry) => sum + entry["rewards/ToolgymMock/mean"], 0) / steps.length;
-    const serverMean = (counters.rewardSum - (before.byEnv[env]?.rewardSum ?? 0)) / rewards;
-    assert.ok(Math.abs(trlMean - serverMean) < 1e-6, `TRL's reward mean ${trlMean} equals the server's ${serverMean}`);
-    assert.ok(steps.every((entry) => entry["tools/call_frequency"] > 0), "TRL counted tool calls");
-    assert.ok(steps.every((entry) => typeof entry["toolgym/outcome"] === "number" && typeof entry["toolgym/stop"] === "number"), "reward components logged");
+      const log = JSON.parse(readFileSync(join(output, "log_history.json"), "utf8")) as Json[];
+      const steps = log.filter((entry) => entry["rewards/ToolgymMock/mean"] !== undefined);
+      assert.equal(steps.length, 2);
+      const trlMean = steps.reduce((sum, entry) => sum + entry["rewards/ToolgymMock/mean"], 0) / steps.length;
+      const serverMean = (counters.rewardSum - (before.byEnv[env]?.rewardSum ?? 0)) / rewards;
+      assert.ok(Math.abs(trlMean - serverMean) < 1e-6, `TRL's reward mean ${trlMean} equals the server's ${serverMean}`);
+      assert.ok(
+        steps.every((entry) => entry["tools/call_frequency"] > 0),
+        "TRL counted tool calls",
+      );
+      assert.ok(
+        steps.every((entry) => typeof entry["toolgym/outcome"] === "number" && typeof entry["toolgym/stop"] === "number"),
+        "reward components logged",
+      );
 
-    const checkpoint = lastJson(await run(python as string, [join(root, "python/tests/check_checkpoint.py"), output, join(work, "sft")]));
-    for (const file of ["model.safetensors", "config.json", "tokenizer.json", "tokenizer_config.json", "chat_template.jinja", "adapter/adapter_model.safetensors", "adapter/adapter_config.json"]) {
-      assert.ok(checkpoint.files.includes(file), `${file} written (files: ${checkpoint.files.join(", ")})`);
-    }
-    assert.deepEqual(checkpoint.architecture, ["Qwen3ForCausalLM"]);
-    assert.ok(checkpoint.max_logit_difference < 1e-3, `merged checkpoint = base + adapter (max logit difference ${checkpoint.max_logit_difference})`);
-    assert.equal(readFileSync(join(output, "chat_template.jinja"), "utf8"), readFileSync(join(root, "assets/qwen3/chat_template.jinja"), "utf8"), "the original chat template is saved, not TRL's training variant");
-    assert.ok(existsSync(join(output, "adapter")));
-  });
+      const checkpoint = lastJson(await run(python as string, [join(root, "python/tests/check_checkpoint.py"), output, join(work, "sft")]));
+      for (const file of [
+        "model.safetensors",
+        "config.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "chat_template.jinja",
+        "adapter/adapter_model.safetensors",
+        "adapter/adapter_config.json",
+      ]) {
+        assert.ok(checkpoint.files.includes(file), `${file} written (files: ${checkpoint.files.join(", ")})`);
+      }
+      assert.deepEqual(checkpoint.architecture, ["Qwen3ForCausalLM"]);
+      assert.ok(checkpoint.max_logit_difference < 1e-3, `merged checkpoint = base + adapter (max logit difference ${checkpoint.max_logit_difference})`);
+      assert.equal(
+        readFileSync(join(output, "chat_template.jinja"), "utf8"),
+        readFileSync(join(root, "assets/qwen3/chat_template.jinja"), "utf8"),
+        "the original chat template is saved, not TRL's training variant",
+      );
+      assert.ok(existsSync(join(output, "adapter")));
+    },
+  );
 });

@@ -1,6 +1,6 @@
 """Pretokenized SFT rows (the `toolgym sft` row format) from oracle trajectories of `toolgym eval`.
 
-    python python/tests/oracle_sft_rows.py RESULTS.jsonl SERVER_URL ENV TOKENIZER_DIR OUT.jsonl
+    python python/tests/oracle_sft_rows.py RESULTS(.jsonl|DIR) SERVER_URL ENV TOKENIZER_DIR OUT.jsonl
 
 One row per assistant turn: the conversation before it rendered with add_generation_prompt=True must be an
 exact prefix of the conversation including it; the prefix is masked with -100. Rendered with TRL's
@@ -28,8 +28,13 @@ def main() -> None:
     tools = [member for name, member in inspect.getmembers(instance, inspect.ismethod) if name not in ("reset", "get_reward") and not name.startswith("_")]
     rows = 0
     with open(out, "w") as sink:
-        for line in Path(results).read_text().splitlines():
-            messages = json.loads(line)["messages"]
+        path = Path(results)
+        files = sorted(path.rglob("results.jsonl")) if path.is_dir() else [path]
+        lines = [line for file in files for line in file.read_text().splitlines() if line.strip()]
+        for line in lines:
+            record = json.loads(line)
+            # toolgym trajectories carry `messages`; verifiers-style results.jsonl rows carry prompt + completion.
+            messages = record["messages"] if "messages" in record else record["prompt"] + record["completion"]
             for message in messages:
                 for call in message.get("tool_calls") or []:
                     call["function"]["arguments"] = json.loads(call["function"]["arguments"])

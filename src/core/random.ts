@@ -15,7 +15,7 @@ export interface Random {
   fork(key: string | number): Random;
 }
 
-function hashString(text: string): [number, number, number, number] {
+function hashString(text: string, state: Int32Array): void {
   let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
   for (let i = 0; i < text.length; i++) {
     const k = text.charCodeAt(i);
@@ -28,40 +28,62 @@ function hashString(text: string): [number, number, number, number] {
   h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
   h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
   h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-  return [(h1 ^ h2 ^ h3 ^ h4) >>> 0, (h2 ^ h1) >>> 0, (h3 ^ h1) >>> 0, (h4 ^ h1) >>> 0];
+  state[0] = h1 ^ h2 ^ h3 ^ h4;
+  state[1] = h2 ^ h1;
+  state[2] = h3 ^ h1;
+  state[3] = h4 ^ h1;
+}
+
+/**
+ * The sfc32 stream. Its state lives in an Int32Array (the same bits as unsigned words), so drawing a
+ * number allocates nothing; the methods live on the prototype, so making a stream is cheap.
+ */
+class Sfc32 implements Random {
+  private readonly state = new Int32Array(4);
+
+  constructor(private readonly key: string) {
+    hashString(key, this.state);
+    for (let i = 0; i < 12; i++) this.next();
+  }
+
+  next(): number {
+    const state = this.state;
+    const a = state[0] as number, b = state[1] as number, c = state[2] as number;
+    const d = ((state[3] as number) + 1) | 0;
+    const t = (((a + b) | 0) + d) | 0;
+    state[0] = b ^ (b >>> 9);
+    state[1] = (c + (c << 3)) | 0;
+    state[2] = (((c << 21) | (c >>> 11)) + t) | 0;
+    state[3] = d;
+    return (t >>> 0) / 4294967296;
+  }
+
+  integer(low: number, high: number): number {
+    return low + Math.floor(this.next() * (high - low + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError("pick from an empty list");
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+
+  shuffle<T>(items: T[]): T[] {
+    for (let i = items.length - 1; i > 0; i--) {
+      const j = Math.floor(this.next() * (i + 1));
+      [items[i], items[j]] = [items[j] as T, items[i] as T];
+    }
+    return items;
+  }
+
+  fork(childKey: string | number): Random {
+    return createRandom(this.key, "fork", childKey);
+  }
 }
 
 export function createRandom(...keyParts: Array<string | number>): Random {
-  const key = keyParts.join("\u0000");
-  let [a, b, c, d] = hashString(key);
-  const next = (): number => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
-    let t = (a + b) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    d = (d + 1) | 0;
-    t = (t + d) | 0;
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) next();
-  const random: Random = {
-    next,
-    integer: (low, high) => low + Math.floor(next() * (high - low + 1)),
-    pick: (items) => {
-      if (items.length === 0) throw new RangeError("pick from an empty list");
-      return items[Math.floor(next() * items.length)] as (typeof items)[number];
-    },
-    chance: (probability) => next() < probability,
-    shuffle: (items) => {
-      for (let i = items.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [items[i], items[j]] = [items[j] as (typeof items)[number], items[i] as (typeof items)[number]];
-      }
-      return items;
-    },
-    fork: (childKey) => createRandom(key, "fork", childKey),
-  };
-  return random;
+  return new Sfc32(keyParts.join("\u0000"));
 }

@@ -11,6 +11,8 @@ export interface ResultDigest {
   termination: string;
   formatErrors: number;
   errorCode?: string;
+  /** Names of the reward components among the metrics (the rest are diagnostics). */
+  components: string[];
 }
 
 export function digestOf(record: Record<string, unknown>): ResultDigest {
@@ -22,6 +24,7 @@ export function digestOf(record: Record<string, unknown>): ResultDigest {
     turns: Number(record.turns ?? 0),
     termination: String(record.termination ?? ""),
     formatErrors: Number(record.format_errors ?? 0),
+    components: Object.keys((record.info as { trajectory?: { reward?: { components?: object } | null } } | undefined)?.trajectory?.reward?.components ?? {}),
     ...(record.error && typeof record.error === "object" ? { errorCode: String((record.error as { code?: unknown }).code) } : {}),
   };
 }
@@ -50,7 +53,13 @@ export function readResultsForResume(path: string): ResultDigest[] {
         end -= Buffer.byteLength(lines[number] as string) + 1;
         break;
       }
-      throw new DataError({ code: "RESULTS_CORRUPT", file: path, line: number + 1, message: `unparseable result line (${(error as Error).message}); remove the line and resume again`, cause: error });
+      throw new DataError({
+        code: "RESULTS_CORRUPT",
+        file: path,
+        line: number + 1,
+        message: `unparseable result line (${(error as Error).message}); remove the line and resume again`,
+        cause: error,
+      });
     }
     const digest = digestOf(record);
     if (seen.has(digest.id)) continue;

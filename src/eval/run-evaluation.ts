@@ -7,8 +7,17 @@ import { getPolicies, getPolicy } from "../agents/scripted/registry.ts";
 import { runEpisode } from "../rollout/run-episode.ts";
 import { createProgress } from "./progress.ts";
 import { ResultsWriter, digestOf, readResultsForResume, type ResultDigest } from "./results-file.ts";
-import { RUN_SCHEMA_VERSION, TOOLGYM_VERSION, createRunId, generationPath, resultFromTrajectory, taskSetHash, toolSchemasHash, type RunMetadata } from "./suites/run-directory.ts";
-import { summarizeDigests, type RunSummary } from "./summary.ts";
+import {
+  RUN_SCHEMA_VERSION,
+  TOOLGYM_VERSION,
+  createRunId,
+  generationPath,
+  resultFromTrajectory,
+  taskSetHash,
+  toolSchemasHash,
+  type RunMetadata,
+} from "./suites/run-directory.ts";
+import { RunTotals, type RunSummary } from "./summary.ts";
 
 export { formatSummaryTable, type RunSummary } from "./summary.ts";
 
@@ -66,7 +75,6 @@ export function modelLabel(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "model";
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function scriptedPolicyFor(env: AnyEnvironment, policyId?: string) {
   if (policyId) return getPolicy(env.id, policyId);
   const policy = getPolicies(env.id).find((candidate) => candidate.kind === "genuine");
@@ -90,7 +98,10 @@ function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedModel {
     const policy = scriptedPolicyFor(env, spec.policy);
     return {
       label: spec.label ?? `scripted-${policy.id}`,
-      metadata: { model: { label: spec.label ?? `scripted-${policy.id}`, name: `scripted:${policy.id}`, baseUrls: [] }, agent: { kind: "scripted", id: policy.id } },
+      metadata: {
+        model: { label: spec.label ?? `scripted-${policy.id}`, name: `scripted:${policy.id}`, baseUrls: [] },
+        agent: { kind: "scripted", id: policy.id },
+      },
       sampling: null,
       chatTemplateKwargs: null,
       chatTemplateHash: null,
@@ -109,7 +120,16 @@ function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedModel {
     chatTemplateKwargs: spec.chatTemplateKwargs ?? null,
     chatTemplateHash: spec.chatTemplateHash ?? null,
     createAgent: ({ episodeId }) =>
-      createOpenAIAgent({ pool, model: spec.name, sampling: spec.sampling, chatTemplateKwargs: spec.chatTemplateKwargs, maxRetries: spec.maxRetries, backoffMs: spec.backoffMs, episodeKey: episodeId, stats }),
+      createOpenAIAgent({
+        pool,
+        model: spec.name,
+        sampling: spec.sampling,
+        chatTemplateKwargs: spec.chatTemplateKwargs,
+        maxRetries: spec.maxRetries,
+        backoffMs: spec.backoffMs,
+        episodeKey: episodeId,
+        stats,
+      }),
     stats,
     pool,
   };
@@ -156,7 +176,12 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     const candidate = options.runId ? join(parent, options.runId) : newestRun(parent);
     if (candidate && existsSync(join(candidate, "metadata.json"))) {
       const existing = JSON.parse(readFileSync(join(candidate, "metadata.json"), "utf8")) as RunMetadata;
-      if (existing.generation.fingerprint !== generation.fingerprint || existing.taskSetHash !== tasks || existing.env.samples !== samples || existing.model.name !== model.metadata.model.name) {
+      if (
+        existing.generation.fingerprint !== generation.fingerprint ||
+        existing.taskSetHash !== tasks ||
+        existing.env.samples !== samples ||
+        existing.model.name !== model.metadata.model.name
+      ) {
         throw new UsageError({
           code: "RESUME_MISMATCH",
           message: `--resume: ${candidate} was run with a different task set, model or generation path (fingerprint ${existing.generation.fingerprint}); use the same options, or drop --resume to start a new run`,
@@ -189,7 +214,8 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   writeMetadata(directory, metadata);
 
   const finished = new Set(previous.map((digest) => digest.id));
-  const digests: ResultDigest[] = [...previous];
+  const totals = new RunTotals();
+  for (const digest of previous) totals.add(digest);
   const total = n * samples;
   const progress = createProgress({ label: `${env.id} ${model.label}`, total, quiet: options.quiet, initial: finished.size });
   const writer = new ResultsWriter(join(directory, "results.jsonl"));
@@ -210,15 +236,32 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
       const task = env.generate({ split, seed, index: item.index, config });
       const agent = model.createAgent({ env, task, index: item.index, sample: item.sample, episodeId: item.id, split, seed });
       const startedAt = new Date();
-      const trajectory = await runEpisode({ env, split, seed, index: item.index, config, agent, task, maxTurns: row.maxTurns, onNoToolCall: row.onNoToolCall, signal: options.signal });
+      const trajectory = await runEpisode({
+        env,
+        split,
+        seed,
+        index: item.index,
+        config,
+        agent,
+        task,
+        maxTurns: row.maxTurns,
+        onNoToolCall: row.onNoToolCall,
+        signal: options.signal,
+      });
       if (options.signal?.aborted && trajectory.termination === "errored") return;
       const firstReply = trajectory.messages.findIndex((message) => message.role === "assistant");
       const promptLength = firstReply === -1 ? trajectory.messages.length : firstReply;
-      const record = resultFromTrajectory({ trajectory, promptLength, sample: item.sample, answer: answerOf(env, task), startedAt: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime() });
+      const record = resultFromTrajectory({
+        trajectory,
+        promptLength,
+        sample: item.sample,
+        answer: answerOf(env, task),
+        startedAt: startedAt.toISOString(),
+        durationMs: Date.now() - startedAt.getTime(),
+      });
       writer.append(record);
       const digest = digestOf(record as unknown as Record<string, unknown>);
-      digests.push(digest);
-      finished.add(item.id);
+      totals.add(digest);
       progress.tick({ errored: digest.status === "errored" });
       options.onEpisode?.(digest);
     }
@@ -230,12 +273,21 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     writer.close();
     progress.stop();
   }
-  const summary = summarizeDigests(digests, { dir: directory, runId: metadata.runId, env: env.id, benchmark: metadata.benchmark, model: model.label, total, resumedFrom: previous.length });
-  if (digests.length === total) {
+  const summary = totals.summary({
+    dir: directory,
+    runId: metadata.runId,
+    env: env.id,
+    benchmark: metadata.benchmark,
+    model: model.label,
+    total,
+    resumedFrom: previous.length,
+  });
+  if (totals.count === total) {
     metadata.status = "complete";
     metadata.finishedAt = new Date().toISOString();
     metadata.counts = { scored: summary.scored, errored: summary.errored };
-    if (model.stats) (metadata as RunMetadata & { provider?: JsonValue }).provider = { ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue;
+    if (model.stats)
+      (metadata as RunMetadata & { provider?: JsonValue }).provider = { ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue;
     writeMetadata(directory, metadata);
   }
   return summary;

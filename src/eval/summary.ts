@@ -17,6 +17,8 @@ export interface RunSummary {
   ciLow: number | null;
   ciHigh: number | null;
   metrics: Record<string, number>;
+  /** Reward component names (a subset of `metrics`; the others are diagnostics). */
+  components: string[];
   meanTurns: number;
   formatErrors: number;
   terminations: Record<string, number>;
@@ -24,48 +26,59 @@ export interface RunSummary {
   errors: Record<string, number>;
 }
 
-export function summarizeDigests(
-  digests: readonly ResultDigest[],
-  identity: Pick<RunSummary, "dir" | "runId" | "env" | "benchmark" | "model" | "total" | "resumedFrom">,
-): RunSummary {
-  const rewards: number[] = [];
-  const sums: Record<string, { sum: number; count: number }> = {};
-  const terminations: Record<string, number> = {};
-  const errors: Record<string, number> = {};
-  let turns = 0;
-  let formatErrors = 0;
-  let errored = 0;
-  for (const digest of digests) {
-    terminations[digest.termination] = (terminations[digest.termination] ?? 0) + 1;
-    turns += digest.turns;
-    formatErrors += digest.formatErrors;
+/**
+ * Running totals of a run: each finished episode is folded in and dropped, so memory stays flat (only
+ * the scored rewards are kept, 8 bytes each, for the bootstrap interval).
+ */
+export class RunTotals {
+  count = 0;
+  private readonly rewards: number[] = [];
+  private readonly sums: Record<string, { sum: number; count: number }> = {};
+  private readonly terminations: Record<string, number> = {};
+  private readonly errors: Record<string, number> = {};
+  private readonly components = new Set<string>();
+  private turns = 0;
+  private formatErrors = 0;
+  private errored = 0;
+
+  add(digest: ResultDigest): void {
+    this.count++;
+    this.terminations[digest.termination] = (this.terminations[digest.termination] ?? 0) + 1;
+    this.turns += digest.turns;
+    this.formatErrors += digest.formatErrors;
     if (digest.status === "errored") {
-      errored++;
-      errors[digest.errorCode ?? "UNKNOWN"] = (errors[digest.errorCode ?? "UNKNOWN"] ?? 0) + 1;
-      continue;
+      this.errored++;
+      const code = digest.errorCode ?? "UNKNOWN";
+      this.errors[code] = (this.errors[code] ?? 0) + 1;
+      return;
     }
-    if (digest.reward !== null) rewards.push(digest.reward);
+    if (digest.reward !== null) this.rewards.push(digest.reward);
+    for (const name of digest.components) this.components.add(name);
     for (const [name, value] of Object.entries(digest.metrics)) {
       if (typeof value !== "number") continue;
-      const entry = (sums[name] ??= { sum: 0, count: 0 });
+      const entry = (this.sums[name] ??= { sum: 0, count: 0 });
       entry.sum += value;
       entry.count++;
     }
   }
-  const interval = rewards.length > 0 ? bootstrapMean(rewards, { seed: `${identity.env}/${identity.model}` }) : null;
-  return {
-    ...identity,
-    scored: digests.length - errored,
-    errored,
-    mean: interval ? interval.mean : null,
-    ciLow: interval ? interval.low : null,
-    ciHigh: interval ? interval.high : null,
-    metrics: Object.fromEntries(Object.entries(sums).map(([name, entry]) => [name, entry.sum / entry.count])),
-    meanTurns: digests.length > 0 ? turns / digests.length : 0,
-    formatErrors,
-    terminations,
-    errors,
-  };
+
+  summary(identity: Pick<RunSummary, "dir" | "runId" | "env" | "benchmark" | "model" | "total" | "resumedFrom">): RunSummary {
+    const interval = this.rewards.length > 0 ? bootstrapMean(this.rewards, { seed: `${identity.env}/${identity.model}` }) : null;
+    return {
+      ...identity,
+      scored: this.count - this.errored,
+      errored: this.errored,
+      mean: interval ? interval.mean : null,
+      ciLow: interval ? interval.low : null,
+      ciHigh: interval ? interval.high : null,
+      metrics: Object.fromEntries(Object.entries(this.sums).map(([name, entry]) => [name, entry.sum / entry.count])),
+      components: [...this.components].sort(),
+      meanTurns: this.count > 0 ? this.turns / this.count : 0,
+      formatErrors: this.formatErrors,
+      terminations: { ...this.terminations },
+      errors: { ...this.errors },
+    };
+  }
 }
 
 function fixed(value: number | null | undefined): string {
@@ -74,7 +87,7 @@ function fixed(value: number | null | undefined): string {
 
 /** A plain-text table of run summaries (one line per run). */
 export function formatSummaryTable(rows: readonly RunSummary[]): string {
-  const metricNames = [...new Set(rows.flatMap((row) => Object.keys(row.metrics)))].filter((name) => name !== "reward");
+  const metricNames = [...new Set(rows.flatMap((row) => row.components))].filter((name) => name !== "reward");
   const header = ["env", "model", "scored", "errored", "mean", "95% CI", ...metricNames, "turns", "format errors"];
   const body = rows.map((row) => [
     row.env,
@@ -88,6 +101,10 @@ export function formatSummaryTable(rows: readonly RunSummary[]): string {
     String(row.formatErrors),
   ]);
   const widths = header.map((cell, column) => Math.max(cell.length, ...body.map((line) => (line[column] as string).length)));
-  const format = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] as number)).join("  ").trimEnd();
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] as number))
+      .join("  ")
+      .trimEnd();
   return [format(header), format(widths.map((width) => "-".repeat(width))), ...body.map(format)].join("\n");
 }

@@ -50,14 +50,16 @@ export function validateChatRequest(body: ChatRequestBody): string | null {
     if (!["system", "user", "assistant", "tool"].includes(String(message?.role))) return `bad role ${String(message?.role)}`;
     if (message.role === "tool" && typeof message.tool_call_id !== "string") return "tool message without tool_call_id";
     if (message.role === "assistant" && Array.isArray(message.tool_calls)) {
-      for (const call of message.tool_calls as ToolCall[]) if (typeof call.function?.arguments !== "string") return "tool_calls[].function.arguments must be a JSON string";
+      for (const call of message.tool_calls as ToolCall[])
+        if (typeof call.function?.arguments !== "string") return "tool_calls[].function.arguments must be a JSON string";
     }
   }
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return "tools must be an array";
     for (const tool of body.tools as Array<Record<string, unknown>>) {
       const fn = tool?.function as Record<string, unknown> | undefined;
-      if (tool?.type !== "function" || typeof fn?.name !== "string" || typeof fn?.parameters !== "object") return "tools[] must be {type: function, function: {name, parameters}}";
+      if (tool?.type !== "function" || typeof fn?.name !== "string" || typeof fn?.parameters !== "object")
+        return "tools[] must be {type: function, function: {name, parameters}}";
     }
   }
   return null;
@@ -102,21 +104,40 @@ function replyBody(reply: ScriptedReply, fault: FaultKind | null, turn: number):
     case "truncated":
       return completion({ content: '<tool_call>\n{"name": "' }, "length", turn);
     case "invalid_arguments":
-      return completion({ content: null, tool_calls: [{ id: ids[0] ?? `call_${turn}_0`, type: "function", function: { name: first.name, arguments: '{"key": ' } }] }, "tool_calls", turn);
+      return completion(
+        { content: null, tool_calls: [{ id: ids[0] ?? `call_${turn}_0`, type: "function", function: { name: first.name, arguments: '{"key": ' } }] },
+        "tool_calls",
+        turn,
+      );
     case "unparsed_tool_call":
       return completion({ content: `<tool_call>\n{"name": "${first.name}", "arguments": {oops}}\n</tool_call>` }, "stop", turn);
     case "hermes_in_content":
-      return completion({ content: calls.map((call) => `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`).join("\n") }, "stop", turn);
+      return completion(
+        { content: calls.map((call) => `<tool_call>\n${JSON.stringify({ name: call.name, arguments: call.arguments })}\n</tool_call>`).join("\n") },
+        "stop",
+        turn,
+      );
     case "empty":
       return completion({ content: "" }, "stop", turn);
     case "unknown_tool":
-      return completion({ content: null, tool_calls: [{ id: `call_${turn}_0`, type: "function", function: { name: "teleport", arguments: "{}" } }] }, "tool_calls", turn);
+      return completion(
+        { content: null, tool_calls: [{ id: `call_${turn}_0`, type: "function", function: { name: "teleport", arguments: "{}" } }] },
+        "tool_calls",
+        turn,
+      );
     case "no_tool_call":
       return completion({ content: "I will think about it.", reasoning: "hmm" }, "stop", turn);
     default:
       if ("content" in reply) return completion({ content: reply.content }, "stop", turn);
       return completion(
-        { content: null, tool_calls: calls.map((call, position) => ({ id: ids[position], type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } })) },
+        {
+          content: null,
+          tool_calls: calls.map((call, position) => ({
+            id: ids[position],
+            type: "function",
+            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+          })),
+        },
         "tool_calls",
         turn,
       );

@@ -10,6 +10,11 @@ function option(name: string, fallback: number): number {
   return position === -1 ? fallback : Number(process.argv[position + 1]);
 }
 
-const server = await startFaultServer({ respond: mockOracleResponder, latencyMs: option("--latency", 0), faultRate: option("--fault-rate", 0), seed: option("--seed", 0) });
+const server = await startFaultServer({
+  respond: mockOracleResponder,
+  latencyMs: option("--latency", 0),
+  faultRate: option("--fault-rate", 0),
+  seed: option("--seed", 0),
+});
 process.stdout.write(`${server.url}\n`);
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));

@@ -33,10 +33,16 @@ export async function freePort(): Promise<number> {
 }
 
 /** `transformers serve MODEL_DIR` on 127.0.0.1 (CPU); resolves once /health answers. */
-export async function startTransformersServe(python: string, modelDir: string, options: { timeoutMs?: number } = {}): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
+export async function startTransformersServe(
+  python: string,
+  modelDir: string,
+  options: { timeoutMs?: number } = {},
+): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
   const cli = join(dirname(python), "transformers");
-  const child = spawn(cli, ["serve", modelDir, "--host", "127.0.0.1", "--port", String(port), "--device", "cpu", "--default-seed", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(cli, ["serve", modelDir, "--host", "127.0.0.1", "--port", String(port), "--device", "cpu", "--default-seed", "0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);

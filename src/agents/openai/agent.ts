@@ -1,5 +1,5 @@
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import { ProviderError, type Agent, type AgentRequest, type AgentTurn, type JsonValue} from "../../core/index.ts";
+import { ProviderError, type Agent, type AgentRequest, type AgentTurn, type JsonValue } from "../../core/index.ts";
 import { parseChatCompletion, type ChatCompletionLike } from "./parse-reply.ts";
 import { redactBaseUrl, type ReplicaPool } from "./replicas.ts";
 
@@ -51,22 +51,41 @@ export function hash31(text: string): number {
 export function toProviderError(error: unknown, baseUrl: string): ProviderError {
   if (ProviderError.isInstance(error) && "retryable" in error) return error as ProviderError;
   const where = redactBaseUrl(baseUrl);
-  if (error instanceof APIUserAbortError) return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
+  if (error instanceof APIUserAbortError)
+    return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
   if (error instanceof APIConnectionError) {
     const timedOut = error.constructor.name === "APIConnectionTimeoutError";
     const cause = (error.cause as { code?: string; message?: string } | undefined) ?? {};
     const reason = timedOut ? "timeout" : `connection (${cause.code ?? cause.message ?? error.message})`;
-    return new ProviderError({ code: timedOut ? "PROVIDER_TIMEOUT" : "PROVIDER_CONNECTION", message: `${reason} talking to ${where}; check that the server is up`, retryable: true, cause: error });
+    return new ProviderError({
+      code: timedOut ? "PROVIDER_TIMEOUT" : "PROVIDER_CONNECTION",
+      message: `${reason} talking to ${where}; check that the server is up`,
+      retryable: true,
+      cause: error,
+    });
   }
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
     const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
     const detail = error.message.slice(0, 300);
-    const hint = retryable ? "the server is overloaded or failing" : "the server rejected the request; check --model, the sampling options and that the server supports them";
-    return new ProviderError({ code: `PROVIDER_HTTP_${status}`, message: `HTTP ${status} from ${where}: ${detail} (${hint})`, status, retryable, cause: error });
+    const hint = retryable
+      ? "the server is overloaded or failing"
+      : "the server rejected the request; check --model, the sampling options and that the server supports them";
+    return new ProviderError({
+      code: `PROVIDER_HTTP_${status}`,
+      message: `HTTP ${status} from ${where}: ${detail} (${hint})`,
+      status,
+      retryable,
+      cause: error,
+    });
   }
   if (error instanceof SyntaxError) {
-    return new ProviderError({ code: "PROVIDER_MALFORMED", message: `malformed JSON response from ${where} (${error.message})`, retryable: true, cause: error });
+    return new ProviderError({
+      code: "PROVIDER_MALFORMED",
+      message: `malformed JSON response from ${where} (${error.message})`,
+      retryable: true,
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ProviderError({ code: "PROVIDER_FAILED", message: `request to ${where} failed: ${message}`, retryable: true, cause: error });
@@ -75,7 +94,14 @@ export function toProviderError(error: unknown, baseUrl: string): ProviderError 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 
@@ -112,7 +138,11 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
         try {
           response = await replica.client.chat.completions.create(body as never, request.signal ? { signal: request.signal } : undefined);
           if (typeof response !== "object" || response === null || !Array.isArray((response as ChatCompletionLike).choices)) {
-            throw new ProviderError({ code: "PROVIDER_MALFORMED", message: `response from ${redactBaseUrl(replica.baseUrl)} is not a chat completion (no choices array)`, retryable: true });
+            throw new ProviderError({
+              code: "PROVIDER_MALFORMED",
+              message: `response from ${redactBaseUrl(replica.baseUrl)} is not a chat completion (no choices array)`,
+              retryable: true,
+            });
           }
         } catch (error) {
           const failure = toProviderError(error, replica.baseUrl);
@@ -130,7 +160,13 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
         return parseChatCompletion(response as ChatCompletionLike, { protocol: request.protocol, callIdPrefix: `call_${hash31(options.episodeKey)}_${turn}` });
       }
       const last = lastError as ProviderError;
-      throw new ProviderError({ code: "PROVIDER_RETRIES_EXHAUSTED", message: `model call failed after ${maxRetries + 1} attempts; last error: ${last.message}`, status: last.status, retryable: true, cause: last });
+      throw new ProviderError({
+        code: "PROVIDER_RETRIES_EXHAUSTED",
+        message: `model call failed after ${maxRetries + 1} attempts; last error: ${last.message}`,
+        status: last.status,
+        retryable: true,
+        cause: last,
+      });
     },
   };
 }

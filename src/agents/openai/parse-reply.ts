@@ -29,8 +29,12 @@ export function recoverHermesToolCalls(content: string, idPrefix: string): { cal
     try {
       const parsed = JSON.parse(body) as { name?: unknown; arguments?: unknown; parameters?: unknown };
       const args = parsed.arguments ?? parsed.parameters ?? {};
-      if (typeof parsed.name !== "string" || parsed.name === "") throw new Error("no \"name\" string");
-      calls.push({ id: `${idPrefix}_${calls.length}`, type: "function", function: { name: parsed.name, arguments: typeof args === "string" ? args : JSON.stringify(args) } });
+      if (typeof parsed.name !== "string" || parsed.name === "") throw new Error('no "name" string');
+      calls.push({
+        id: `${idPrefix}_${calls.length}`,
+        type: "function",
+        function: { name: parsed.name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+      });
     } catch (error) {
       failures.push(`${(error as Error).message}: ${body.slice(0, 160)}`);
     }
@@ -67,7 +71,10 @@ export function parseChatCompletion(response: ChatCompletionLike, options: { pro
     toolCalls = (raw.tool_calls ?? []).map((call, position) => ({
       id: call.id && call.id !== "" ? call.id : `${options.callIdPrefix}_${position}`,
       type: "function" as const,
-      function: { name: call.function?.name ?? "", arguments: typeof call.function?.arguments === "string" ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {}) },
+      function: {
+        name: call.function?.name ?? "",
+        arguments: typeof call.function?.arguments === "string" ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {}),
+      },
     }));
     // A reply cut off at the token limit is counted once, as `truncated`, even if it stopped inside a call.
     if (toolCalls.length === 0 && finishReason !== "length" && content !== null && content.includes("<tool_call>")) {
@@ -76,7 +83,10 @@ export function parseChatCompletion(response: ChatCompletionLike, options: { pro
         toolCalls = recovered.calls;
         content = recovered.rest;
         message.content = content;
-        formatErrors.push({ kind: "unparsed_tool_call", message: `The server did not parse your <tool_call> text; recovered ${recovered.calls.length} call(s) from it.` });
+        formatErrors.push({
+          kind: "unparsed_tool_call",
+          message: `The server did not parse your <tool_call> text; recovered ${recovered.calls.length} call(s) from it.`,
+        });
       }
       if (recovered.failures.length > 0) {
         formatErrors.push({
@@ -92,7 +102,10 @@ export function parseChatCompletion(response: ChatCompletionLike, options: { pro
   if (finishReason === "length" && toolCalls.length === 0) {
     formatErrors.push({ kind: "truncated", message: "Your reply was cut off at the token limit before it was complete. Answer more briefly." });
   } else if (!hasText && toolCalls.length === 0 && !message.reasoning_content) {
-    formatErrors.push({ kind: "empty_response", message: options.protocol === "tools" ? "Your reply was empty. Call one of the tools." : "Your reply was empty. Reply with an action." });
+    formatErrors.push({
+      kind: "empty_response",
+      message: options.protocol === "tools" ? "Your reply was empty. Call one of the tools." : "Your reply was empty. Reply with an action.",
+    });
   }
   return { message, ...(formatErrors.length > 0 ? { formatErrors } : {}), ...(finishReason ? { finishReason } : {}), ...(usage ? { usage } : {}) };
 }

@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import { UsageError } from "../../core/index.ts";
+import { createNodeFetch } from "./node-fetch.ts";
 
 export interface Replica {
   readonly baseUrl: string;
@@ -20,7 +21,7 @@ export interface ReplicaPoolOptions {
   timeoutMs?: number;
   /** First time-out of a failing replica in ms (doubles per consecutive failure, capped at 30 s). */
   cooldownMs?: number;
-  /** Custom fetch (tests, benchmarks). */
+  /** Custom fetch (tests); default: a keep-alive node:http fetch shared by the replicas. */
   fetch?: typeof fetch;
   now?: () => number;
 }
@@ -50,17 +51,22 @@ export class ReplicaPool {
   private readonly now: () => number;
 
   constructor(options: ReplicaPoolOptions) {
-    if (options.baseUrls.length === 0) throw new UsageError({ code: "BASE_URL_MISSING", message: "no --base-url given; pass the server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1" });
+    if (options.baseUrls.length === 0)
+      throw new UsageError({
+        code: "BASE_URL_MISSING",
+        message: "no --base-url given; pass the server's OpenAI-compatible URL, e.g. http://127.0.0.1:8000/v1",
+      });
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? "EMPTY";
     this.cooldownMs = options.cooldownMs ?? 1000;
     this.now = options.now ?? Date.now;
+    const fetchImpl = options.fetch ?? createNodeFetch();
     this.replicas = options.baseUrls.map((baseUrl) => {
       try {
         new URL(baseUrl);
       } catch {
         throw new UsageError({ code: "BASE_URL_INVALID", message: `--base-url '${redactBaseUrl(baseUrl)}' is not a URL; use e.g. http://127.0.0.1:8000/v1` });
       }
-      const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, ...(options.fetch ? { fetch: options.fetch } : {}) });
+      const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: fetchImpl });
       return { baseUrl, client, outstanding: 0, consecutiveFailures: 0, downUntil: 0, requests: 0, failures: 0 };
     });
   }

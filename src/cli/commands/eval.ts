@@ -58,8 +58,14 @@ function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
   };
   return models.map((text): ModelSpec => {
     const target = MODEL_TARGET.exec(text.trim());
-    const urls = target ? (target[2] as string).split(",").map((url) => url.trim()).filter(Boolean) : baseUrls;
-    if (urls.length === 0) throw new UsageError({ code: "BASE_URL_MISSING", message: `--model ${text}: pass --base-url URL (repeatable) or --model LABEL=URL#NAME` });
+    const urls = target
+      ? (target[2] as string)
+          .split(",")
+          .map((url) => url.trim())
+          .filter(Boolean)
+      : baseUrls;
+    if (urls.length === 0)
+      throw new UsageError({ code: "BASE_URL_MISSING", message: `--model ${text}: pass --base-url URL (repeatable) or --model LABEL=URL#NAME` });
     const name = target ? (target[3] as string) : text;
     const label = target ? (target[1] as string) : (options.label ?? modelLabel(name));
     return {
@@ -77,7 +83,12 @@ function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
 }
 
 export async function runEvalCommand(options: EvalCommandOptions): Promise<number> {
-  const envIds = options.env ? options.env.split(",").map((id) => id.trim()).filter(Boolean) : DEFAULT_EVAL_ENVIRONMENTS;
+  const envIds = options.env
+    ? options.env
+        .split(",")
+        .map((id) => id.trim())
+        .filter(Boolean)
+    : DEFAULT_EVAL_ENVIRONMENTS;
   if (envIds.length === 0) throw new UsageError({ message: "no environment selected; pass --env ID" });
   const models = modelSpecs(options);
   const rows: EvaluationRow[] = envIds.map((id) => {
@@ -92,8 +103,18 @@ export async function runEvalCommand(options: EvalCommandOptions): Promise<numbe
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     };
   });
-  const summaries = await runEvaluation({ rows, models, out: options.out ?? "runs", concurrency: options.concurrency, resume: options.resume, runId: options.runId, quiet: options.quiet });
-  const directories = summaries.map((summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`);
+  const summaries = await runEvaluation({
+    rows,
+    models,
+    out: options.out ?? "runs",
+    concurrency: options.concurrency,
+    resume: options.resume,
+    runId: options.runId,
+    quiet: options.quiet,
+  });
+  const directories = summaries.map(
+    (summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`,
+  );
   process.stdout.write(`${formatSummaryTable(summaries)}\n\nruns:\n${directories.join("\n")}\n`);
   return 0;
 }
@@ -101,7 +122,9 @@ export async function runEvalCommand(options: EvalCommandOptions): Promise<numbe
 export function registerEval(program: Command, setExitCode: (code: number) => void): void {
   program
     .command("eval")
-    .description("Run agents over environments: a model behind an OpenAI-compatible server (--base-url, --model), or with no model the built-in scripted agents.")
+    .description(
+      "Run agents over environments: a model behind an OpenAI-compatible server (--base-url, --model), or with no model the built-in scripted agents.",
+    )
     .option("--env <ids>", "comma-separated environment ids")
     .option("--agent <id>", "scripted agent (default: the environment's oracle)")
     .option("--n <n>", "tasks per environment (default 100)", parseInteger("--n"))
@@ -130,7 +153,17 @@ export function registerEval(program: Command, setExitCode: (code: number) => vo
     .option("--suite <name|file>", "run a suite: seed-card, quick, an environment id, or a .json/.yaml file (then: toolgym report OUT --card)")
     .option("--data-dir <dir>", "with --suite seed-card: directory holding musique_ans_v1.0_dev.jsonl and dev.json")
     .action(async (options: EvalCommandOptions) => {
-      if (options.suite) return setExitCode(await runSuiteCommand({ suite: options.suite, models: modelSpecs(options), dataDir: options.dataDir, out: options.out, quiet: options.quiet, concurrency: options.concurrency }));
+      if (options.suite)
+        return setExitCode(
+          await runSuiteCommand({
+            suite: options.suite,
+            models: modelSpecs(options),
+            dataDir: options.dataDir,
+            out: options.out,
+            quiet: options.quiet,
+            concurrency: options.concurrency,
+          }),
+        );
       setExitCode(await runEvalCommand(options));
     });
 }

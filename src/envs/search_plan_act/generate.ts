@@ -12,14 +12,43 @@ interface Context {
   random: Random;
   world: World;
   byId: Map<string, WorldRecord>;
-  byType: Map<string, WorldRecord[]>;
   /** Probability that a chain starts from a member of the surname cluster. */
   clusterStart: number;
 }
 
-const fieldsOf = (context: Context, type: string): FieldSpec[] => context.theme.types.find((spec) => spec.name === type)?.fields ?? [];
-const functionalFrom = (context: Context, type: string): RelationSpec[] =>
-  context.theme.relations.filter((relation) => relation.functional && relation.from === type);
+/** Per theme, computed once: each type's fields and the functional relations leaving it. */
+interface ThemeTables {
+  fields: Map<string, FieldSpec[]>;
+  functionalFrom: Map<string, RelationSpec[]>;
+}
+
+const themeTables = new WeakMap<Theme, ThemeTables>();
+
+function tablesOf(theme: Theme): ThemeTables {
+  let tables = themeTables.get(theme);
+  if (!tables) {
+    tables = { fields: new Map(), functionalFrom: new Map() };
+    for (const type of theme.types) {
+      tables.fields.set(type.name, type.fields);
+      tables.functionalFrom.set(
+        type.name,
+        theme.relations.filter((relation) => relation.functional && relation.from === type.name),
+      );
+    }
+    themeTables.set(theme, tables);
+  }
+  return tables;
+}
+
+const NO_FIELDS: FieldSpec[] = [];
+
+function fieldsOf(context: Context, type: string): FieldSpec[] {
+  return tablesOf(context.theme).fields.get(type) ?? NO_FIELDS;
+}
+
+function functionalFrom(context: Context, type: string): RelationSpec[] {
+  return tablesOf(context.theme).functionalFrom.get(type) ?? [];
+}
 
 function describeStart(context: Context, record: WorldRecord, avoidField: string | null): Descriptor {
   const cluster = context.world.cluster;
@@ -131,12 +160,13 @@ function copyGoal(context: Context, length: number): Goal | null {
   return { kind: "copy", from, fromField: fromField.name, to, toField: toField.name, value: source.fields[fromField.name] as string | number };
 }
 
+function suitsConditional(context: Context, record: WorldRecord): boolean {
+  const fields = fieldsOf(context, record.type);
+  return fields.some((field) => field.kind === "integer" || field.kind === "money") && fields.some((field) => field.kind === "enum" && writable(field));
+}
+
 function conditionalGoal(context: Context, length: number): Goal | null {
-  const suitable = (record: WorldRecord) => {
-    const fields = fieldsOf(context, record.type);
-    return fields.some((field) => field.kind === "integer" || field.kind === "money") && fields.some((field) => field.kind === "enum" && writable(field));
-  };
-  const chain = buildChain(context, length, suitable);
+  const chain = buildChain(context, length, (record) => suitsConditional(context, record));
   if (!chain) return null;
   const end = endOf(context, chain);
   const fields = fieldsOf(context, end.type);
@@ -181,9 +211,15 @@ function impossibleGoal(context: Context, length: number): Goal | null {
 }
 
 /** Fields each goal reads and writes, so composite parts never interfere. */
+function startField(chain: Chain): string[] {
+  return chain.start.by === "code" || chain.start.by === "attribute" ? [`${chain.ids[0]}.${chain.start.field}`] : [];
+}
+
+function end(chain: Chain): string {
+  return chain.ids[chain.ids.length - 1] as string;
+}
+
 function touchedFields(goal: Goal): { reads: string[]; writes: string[] } {
-  const startField = (chain: Chain) => (chain.start.by === "code" || chain.start.by === "attribute" ? [`${chain.ids[0]}.${chain.start.field}`] : []);
-  const end = (chain: Chain) => chain.ids[chain.ids.length - 1];
   switch (goal.kind) {
     case "update":
       return { reads: startField(goal.chain), writes: [`${end(goal.chain)}.${goal.field}`] };
@@ -215,28 +251,32 @@ function mutationLength(context: Context): number {
   return context.random.integer(low, Math.max(low, context.config.maxHops - 2));
 }
 
-function makeGoals(context: Context, family: Family): Goal[] | null {
+function singleGoal(context: Context, kind: Family): Goal | null {
   const { random, config } = context;
-  const single = (kind: Family): Goal | null => {
-    switch (kind) {
-      case "lookup":
-        return lookupGoal(context, random.integer(config.minHops, config.maxHops));
-      case "update":
-        return updateGoal(context, mutationLength(context));
-      case "link":
-        return linkGoal(context, mutationLength(context));
-      case "copy":
-        return copyGoal(context, mutationLength(context));
-      case "conditional":
-        return conditionalGoal(context, mutationLength(context));
-      case "impossible":
-        return impossibleGoal(context, mutationLength(context));
-      default:
-        return null;
-    }
-  };
+  switch (kind) {
+    case "lookup":
+      return lookupGoal(context, random.integer(config.minHops, config.maxHops));
+    case "update":
+      return updateGoal(context, mutationLength(context));
+    case "link":
+      return linkGoal(context, mutationLength(context));
+    case "copy":
+      return copyGoal(context, mutationLength(context));
+    case "conditional":
+      return conditionalGoal(context, mutationLength(context));
+    case "impossible":
+      return impossibleGoal(context, mutationLength(context));
+    default:
+      return null;
+  }
+}
+
+const COMPOSITE_PARTS = ["update", "link", "copy", "conditional"] as const;
+
+function makeGoals(context: Context, family: Family): Goal[] | null {
+  const { random } = context;
   if (family !== "composite") {
-    const goal = single(family);
+    const goal = singleGoal(context, family);
     return goal ? [goal] : null;
   }
   const goals: Goal[] = [];
@@ -244,7 +284,7 @@ function makeGoals(context: Context, family: Family): Goal[] | null {
   const writes = new Set<string>();
   const parts = random.integer(2, 3);
   for (let attempt = 0; attempt < 12 && goals.length < parts; attempt++) {
-    const goal = single(random.pick(["update", "link", "copy", "conditional"] as const));
+    const goal = singleGoal(context, random.pick(COMPOSITE_PARTS));
     if (!goal) continue;
     const touched = touchedFields(goal);
     if (touched.writes.some((key) => reads.has(key) || writes.has(key)) || touched.reads.some((key) => writes.has(key))) continue;
@@ -256,7 +296,6 @@ function makeGoals(context: Context, family: Family): Goal[] | null {
 }
 
 function requirementsOf(goals: Goal[]): Requirement[] {
-  const end = (chain: Chain) => chain.ids[chain.ids.length - 1] as string;
   const requirements: Requirement[] = [];
   for (const goal of goals) {
     if (goal.kind === "update") requirements.push({ kind: "field", id: end(goal.chain), field: goal.field, value: goal.value, mustBeGrounded: false });
@@ -294,10 +333,7 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
   const random = createRandom(envId, split, seed, index);
   const theme = themeByName(random.pick(themes)) as Theme;
   const world = generateWorld(theme, config, random.fork("world"));
-  const byId = new Map(world.records.map((record) => [record.id, record]));
-  const byType = new Map<string, WorldRecord[]>();
-  for (const record of world.records) (byType.get(record.type) ?? byType.set(record.type, []).get(record.type))?.push(record);
-  const context: Context = { theme, config, random: random.fork("task"), world, byId, byType, clusterStart: world.cluster ? 0.5 : 0 };
+  const context: Context = { theme, config, random: random.fork("task"), world, byId: world.byId, clusterStart: world.cluster ? 0.5 : 0 };
   let family = pickFamily(context);
   let goals = makeGoals(context, family);
   for (let attempt = 0; !goals && attempt < 8; attempt++) goals = makeGoals(context, family);

@@ -20,6 +20,8 @@ export interface WorldRecord {
 
 export interface World {
   records: WorldRecord[];
+  /** The records by id. */
+  byId: Map<string, WorldRecord>;
   /** Place names the world's string fields draw from. */
   places: string[];
   /** Surname shared by a cluster of people (OOD attribute descriptors), or null. */
@@ -27,17 +29,18 @@ export interface World {
 }
 
 const TWO_DIGITS = Array.from({ length: 32 }, (_, value) => String(value).padStart(2, "0"));
+const FIRST_YEAR = 2012;
+const LAST_YEAR = 2025;
 
-let fourDigitTable: string[] | null = null;
-
-/** "0192" for 192 (a lookup table: ids are made on every record of every task). */
-function fourDigits(value: number): string {
-  fourDigitTable ??= Array.from({ length: 10000 }, (_, number) => String(10000 + number).slice(1));
-  return fourDigitTable[value] as string;
-}
+/** Every date `randomDate` can make ("2019-04-27"), filled on first use. */
+const dateTable: Array<string | undefined> = new Array((LAST_YEAR - FIRST_YEAR + 1) * 12 * 28);
 
 export function randomDate(random: Random): string {
-  return `${random.integer(2012, 2025)}-${TWO_DIGITS[random.integer(1, 12)]}-${TWO_DIGITS[random.integer(1, 28)]}`;
+  const year = random.integer(FIRST_YEAR, LAST_YEAR);
+  const month = random.integer(1, 12);
+  const day = random.integer(1, 28);
+  const slot = (year - FIRST_YEAR) * 336 + (month - 1) * 28 + (day - 1);
+  return (dateTable[slot] ??= `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`);
 }
 
 export function randomFieldValue(field: FieldSpec, random: Random, places: readonly string[]): FieldValue {
@@ -58,48 +61,89 @@ export function randomFieldValue(field: FieldSpec, random: Random, places: reado
 }
 
 /**
+ * Record ids ("EMP-0192") per id prefix: the strings, made once, and a stamp per number marking the
+ * numbers the world being built has used (a stamp equal to the current world's means taken), so
+ * building a world makes no id strings and no sets.
+ */
+interface IdSlot {
+  ids: Array<string | undefined>;
+  stamps: Int32Array;
+}
+
+const idSlots = new Map<string, IdSlot>();
+let worldStamp = 0;
+
+function idSlot(prefix: string): IdSlot {
+  let slot = idSlots.get(prefix);
+  if (!slot) idSlots.set(prefix, (slot = { ids: new Array(10000), stamps: new Int32Array(10000) }));
+  return slot;
+}
+
+function nextWorldStamp(): number {
+  if (worldStamp === 0x7fffffff) {
+    for (const slot of idSlots.values()) slot.stamps.fill(0);
+    worldStamp = 0;
+  }
+  return ++worldStamp;
+}
+
+/** What naming a world's records needs to know (module-level helpers, not per-world closures). */
+interface Naming {
+  random: Random;
+  config: SearchPlanConfig;
+  usedNames: Set<string>;
+  /** Surnames of the people named so far (thing names may reuse one). */
+  surnames: string[];
+  cluster: World["cluster"];
+}
+
+function freshName(naming: Naming, type: TypeSpec, inCluster: boolean): string {
+  const { random, cluster, surnames } = naming;
+  if (type.naming === "person") return `${givenName(random)} ${inCluster && cluster ? cluster.word : surname(random)}`;
+  const word = surnames.length > 0 && random.chance(naming.config.sharedWordRate) ? random.pick(surnames) : wordName(random);
+  return `${word} ${random.pick(type.naming)}`;
+}
+
+function makeName(naming: Naming, type: TypeSpec, sameType: WorldRecord[], inCluster: boolean): string {
+  const { random, usedNames } = naming;
+  if (!inCluster && sameType.length > 0 && random.chance(naming.config.nearDuplicateRate)) {
+    const copy = nearDuplicate(random.pick(sameType).name, random);
+    if (copy && !usedNames.has(copy)) return copy;
+  }
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const name = freshName(naming, type, inCluster);
+    if (!usedNames.has(name)) return name;
+  }
+  const base = freshName(naming, type, inCluster);
+  let suffix = 2;
+  while (usedNames.has(`${base} ${suffix}`)) suffix++;
+  return `${base} ${suffix}`;
+}
+
+/**
  * Builds one world: records of every type of the theme with typed fields, one link per functional
  * relation, a few linkable links, and the distractors the config asks for.
  */
 export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Random): World {
   const types = theme.types;
   const people = types.filter((type) => type.naming === "person");
-  const places = Array.from({ length: 6 }, () => placeName(random));
+  const places: string[] = [];
+  for (let i = 0; i < 6; i++) places.push(placeName(random));
   const counts = types.map(() => 3);
   for (let extra = config.worldSize - 3 * types.length; extra > 0; extra--) counts[random.integer(0, types.length - 1)]++;
 
-  const usedIds = new Set<string>();
-  const usedNames = new Set<string>();
-  const usedCodes = new Set<string>();
-  const surnames: string[] = [];
+  const stamp = nextWorldStamp();
+  // The numbers of the codes made so far, per code prefix ("PX-44712" → 44712).
+  const usedCodeNumbers = new Map<string, number[]>();
   const byType = new Map<string, WorldRecord[]>();
   const records: WorldRecord[] = [];
+  const byId = new Map<string, WorldRecord>();
 
   let cluster: World["cluster"] = null;
   if (config.nameClusterSize > 0 && people.length > 0) {
     cluster = { type: random.pick(people).name, word: surname(random), ids: [] };
   }
-
-  const freshName = (type: TypeSpec, inCluster: boolean): string => {
-    if (type.naming === "person") return `${givenName(random)} ${inCluster && cluster ? cluster.word : surname(random)}`;
-    const word = surnames.length > 0 && random.chance(config.sharedWordRate) ? random.pick(surnames) : wordName(random);
-    return `${word} ${random.pick(type.naming)}`;
-  };
-
-  const makeName = (type: TypeSpec, sameType: WorldRecord[], inCluster: boolean): string => {
-    if (!inCluster && sameType.length > 0 && random.chance(config.nearDuplicateRate)) {
-      const copy = nearDuplicate(random.pick(sameType).name, random);
-      if (copy && !usedNames.has(copy)) return copy;
-    }
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const name = freshName(type, inCluster);
-      if (!usedNames.has(name)) return name;
-    }
-    const base = freshName(type, inCluster);
-    let suffix = 2;
-    while (usedNames.has(`${base} ${suffix}`)) suffix++;
-    return `${base} ${suffix}`;
-  };
+  const naming: Naming = { random, config, usedNames: new Set<string>(), surnames: [], cluster };
 
   for (let typeIndex = 0; typeIndex < types.length; typeIndex++) {
     const type = types[typeIndex] as TypeSpec;
@@ -108,23 +152,35 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
     let count = counts[typeIndex] as number;
     const clusterSize = cluster && cluster.type === type.name ? config.nameClusterSize : 0;
     count = Math.max(count, clusterSize + 2);
+    const { ids, stamps } = idSlot(type.prefix);
+    const typeFields = type.fields;
+    const usedCodes = typeFields.map((field) => {
+      if (!field.code) return [];
+      let used = usedCodeNumbers.get(field.code);
+      if (!used) usedCodeNumbers.set(field.code, (used = []));
+      return used;
+    });
+    const isPerson = type.naming === "person";
     for (let position = 0; position < count; position++) {
-      let id: string;
-      do id = `${type.prefix}-${fourDigits(random.integer(0, 9999))}`;
-      while (usedIds.has(id));
-      usedIds.add(id);
+      let number: number;
+      do number = random.integer(0, 9999);
+      while (stamps[number] === stamp);
+      stamps[number] = stamp;
+      const id = (ids[number] ??= `${type.prefix}-${String(10000 + number).slice(1)}`);
       const inCluster = position < clusterSize;
-      const name = makeName(type, list, inCluster);
-      usedNames.add(name);
-      if (type.naming === "person") surnames.push(name.slice(name.lastIndexOf(" ") + 1));
+      const name = makeName(naming, type, list, inCluster);
+      naming.usedNames.add(name);
+      if (isPerson) naming.surnames.push(name.slice(name.lastIndexOf(" ") + 1));
       const fields: Record<string, FieldValue> = {};
-      for (const field of type.fields) {
+      for (let fieldIndex = 0; fieldIndex < typeFields.length; fieldIndex++) {
+        const field = typeFields[fieldIndex] as FieldSpec;
         if (field.code) {
-          let code: string;
-          do code = `${field.code}-${random.integer(10000, 99999)}`;
-          while (usedCodes.has(code));
-          usedCodes.add(code);
-          fields[field.name] = code;
+          const used = usedCodes[fieldIndex] as number[];
+          let code: number;
+          do code = random.integer(10000, 99999);
+          while (used.includes(code));
+          used.push(code);
+          fields[field.name] = `${field.code}-${code}`;
         } else {
           fields[field.name] = randomFieldValue(field, random, places);
         }
@@ -133,6 +189,7 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
       if (inCluster && cluster) cluster.ids.push(id);
       list.push(record);
       records.push(record);
+      byId.set(id, record);
     }
   }
 
@@ -155,5 +212,5 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
       }
     }
   }
-  return { records, places, cluster };
+  return { records, byId, places, cluster };
 }
