@@ -1,31 +1,52 @@
 /**
  * Load test of `toolgym serve` against a minimal FastAPI/uvicorn server doing the same in-memory step.
  *
- *     npx tsx bench/server.ts [--sessions 64] [--seconds 10] [--python .venv/bin/python]
+ *     npx tsx bench/server.ts [--sessions 64] [--seconds 8] [--warmup 2] [--generator auto|wrk|node] [--python .venv/bin/python]
  *
- * Each server runs as a child process on loopback. 64 concurrent sessions (one keep-alive connection each)
- * call `lookup` back to back for the measured window after a warm-up; the table gives tool calls per
- * second and p50/p99 latency. The FastAPI row is skipped (with a note) when fastapi/uvicorn are missing.
+ * The step on both sides is the `mock` env's `lookup` of the key the session's prompt asks for (a hit in
+ * a small in-memory table, answered as JSON text). Each server runs as a child process on loopback; the
+ * sessions are created first, then every request is `POST /sessions/:id/call`.
+ *
+ * Load generator: `wrk` (compiled, so it does not eat the server's CPU) when it is on PATH, else a Node
+ * generator in this process (with a note: it competes with the server for the 2 cores). With wrk, each of
+ * the 64 connections is its own wrk thread bound to one session, so 64 sessions are in flight at once.
+ * Where `taskset` exists and there are ≥ 2 CPUs, the server is pinned to CPU 0 and the generator to CPU 1.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 const root = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
   options: {
     sessions: { type: "string", default: "64" },
-    seconds: { type: "string", default: "10" },
+    seconds: { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
+    generator: { type: "string", default: "auto" },
+    pin: { type: "boolean", default: true },
     python: { type: "string", default: process.env.TOOLGYM_PYTHON ?? resolve(root, ".venv/bin/python") },
   },
+  allowNegative: true,
 });
 const sessions = Number(values.sessions);
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
+const targetRatio = 5;
+const targetP99 = 5;
+
+function onPath(command: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
+}
+const hasWrk = onPath("wrk");
+const generator = values.generator === "auto" ? (hasWrk ? "wrk" : "node") : (values.generator as string);
+if (generator === "wrk" && !hasWrk) throw new Error("--generator wrk: wrk is not on PATH (Debian/Ubuntu: apt-get install -y wrk)");
+const pinned = values.pin && onPath("taskset") && availableParallelism() >= 2;
+const pin = (cpu: number, command: string, args: string[]): [string, string[]] =>
+  pinned ? ["taskset", ["-c", String(cpu), command, ...args]] : [command, args];
 
 function freePort(): Promise<number> {
   return new Promise((done) => {
@@ -76,28 +97,48 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  load: number[];
+}
+
+interface Call {
+  path: string;
+  body: string;
+}
+
+/** Creates the sessions (not measured) and returns each one's tool call: a lookup of the key its prompt asks for. */
+async function createSessions(port: number): Promise<Call[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const calls: Call[] = [];
+  for (let index = 0; index < sessions; index++) {
+    const created = await post(agent, port, "/sessions", { env: "mock", split: "train", seed: 0, index });
+    const messages = created.json.messages as { role: string; content: string }[];
+    const key = /key '([^']+)'/.exec(messages.at(-1)?.content ?? "")?.[1];
+    if (created.status !== 201 || !key) throw new Error(`could not create session ${index}: ${JSON.stringify(created.json).slice(0, 200)}`);
+    calls.push({ path: `/sessions/${created.json.session_id as string}/call`, body: JSON.stringify({ name: "lookup", arguments: { key } }) });
+  }
+  const check = await post(agent, port, calls[0]!.path, JSON.parse(calls[0]!.body));
+  if (check.status !== 200 || check.json.is_error !== false) throw new Error(`lookup did not hit: ${JSON.stringify(check.json).slice(0, 200)}`);
+  agent.destroy();
+  return calls;
 }
 
 function percentile(sorted: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? NaN;
 }
 
-async function load(name: string, port: number, env: string): Promise<Result> {
-  const agents = Array.from({ length: sessions }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
-  const ids: string[] = [];
-  for (let i = 0; i < sessions; i++) {
-    const created = await post(agents[i] as Agent, port, "/sessions", { env, split: "train", seed: 0, index: i });
-    ids.push(created.json.session_id as string);
-  }
+/** The Node generator: one keep-alive connection per session, each calling back to back. */
+async function loadWithNode(port: number, calls: Call[]): Promise<Omit<Result, "server" | "load">> {
+  const agents = calls.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
   const latencies: number[] = [];
   let errors = 0;
   let measuring = false;
   let stop = false;
-  const workers = ids.map(async (id, position) => {
+  const workers = calls.map(async (call, position) => {
     const agent = agents[position] as Agent;
+    const body = JSON.parse(call.body) as unknown;
     while (!stop) {
       const started = performance.now();
-      const response = await post(agent, port, `/sessions/${id}/call`, { name: "lookup", arguments: { key: "kalo" } });
+      const response = await post(agent, port, call.path, body);
       const elapsed = performance.now() - started;
       if (!measuring) continue;
       if (response.status !== 200) errors++;
@@ -114,26 +155,94 @@ async function load(name: string, port: number, env: string): Promise<Result> {
   await Promise.all(workers);
   for (const agent of agents) agent.destroy();
   latencies.sort((a, b) => a - b);
-  return {
-    server: name,
-    calls: latencies.length,
-    perSecond: latencies.length / windowSeconds,
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    errors,
-  };
+  return { calls: latencies.length, perSecond: latencies.length / windowSeconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors };
 }
 
-async function run(name: string, command: string, args: string[], port: number, env: string): Promise<Result> {
-  const child = spawn(command, args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+/** wrk script: `setup` binds thread n (one connection each) to session n; `done` prints the summary as JSON. */
+function wrkScript(calls: Call[]): string {
+  const quote = (text: string) => JSON.stringify(text); // JSON string escapes are valid Lua string escapes for ASCII
+  return `local calls = {
+${calls.map((call) => `  { ${quote(call.path)}, ${quote(call.body)} },`).join("\n")}
+}
+local created = 0
+function setup(thread)
+  created = created + 1
+  thread:set("position", ((created - 1) % #calls) + 1)
+end
+local headers = { ["Content-Type"] = "application/json" }
+local prepared
+function request()
+  if not prepared then
+    local call = calls[position]
+    prepared = wrk.format("POST", call[1], headers, call[2])
+  end
+  return prepared
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK_RESULT {"requests":%d,"duration_us":%d,"errors":%d,"p50_us":%d,"p99_us":%d,"max_us":%d}\\n',
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.status + e.timeout,
+    latency:percentile(50), latency:percentile(99), latency.max))
+end
+`;
+}
+
+function runWrk(port: number, script: string, duration: number): Promise<{ requests: number; duration_us: number; errors: number; p50_us: number; p99_us: number }> {
+  const args = [`-t${sessions}`, `-c${sessions}`, `-d${duration}s`, "--timeout", "10s", "-s", script, `http://127.0.0.1:${port}/`];
+  const [command, commandArgs] = pin(1, "wrk", args);
+  return new Promise((done, fail) => {
+    const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+    child.on("error", fail);
+    child.on("close", (code) => {
+      const line = output.split("\n").find((text) => text.startsWith("WRK_RESULT "));
+      if (code !== 0 || !line) return fail(new Error(`wrk exited with ${code}: ${output.slice(-500)}`));
+      done(JSON.parse(line.slice("WRK_RESULT ".length)));
+    });
+  });
+}
+
+async function loadWithWrk(port: number, calls: Call[]): Promise<Omit<Result, "server" | "load">> {
+  const directory = mkdtempSync(join(tmpdir(), "toolgym-bench-"));
   try {
-    await waitForPort(port, child);
-    return await load(name, port, env);
+    const script = join(directory, "calls.lua");
+    writeFileSync(script, wrkScript(calls));
+    await runWrk(port, script, warmupSeconds);
+    const measured = await runWrk(port, script, seconds);
+    return {
+      calls: measured.requests,
+      perSecond: measured.requests / (measured.duration_us / 1e6),
+      p50: measured.p50_us / 1000,
+      p99: measured.p99_us / 1000,
+      errors: measured.errors,
+    };
   } finally {
-    child.kill("SIGTERM");
+    rmSync(directory, { recursive: true, force: true });
   }
 }
 
+async function run(name: string, command: string, args: string[], port: number): Promise<Result> {
+  const [program, programArgs] = pin(0, command, args);
+  const child = spawn(program, programArgs, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  try {
+    await waitForPort(port, child);
+    const calls = await createSessions(port);
+    const load: number[] = [];
+    const sampler = setInterval(() => load.push(loadavg()[0] as number), 1000);
+    try {
+      const measured = generator === "wrk" ? await loadWithWrk(port, calls) : await loadWithNode(port, calls);
+      return { server: name, ...measured, load };
+    } finally {
+      clearInterval(sampler);
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)));
+  }
+}
+
+const loadBefore = loadavg();
 const results: Result[] = [];
 const toolgymPort = await freePort();
 results.push(
@@ -142,36 +251,42 @@ results.push(
     process.execPath,
     [resolve(root, "bin/toolgym.js"), "serve", "--port", String(toolgymPort), "--max-sessions", "4096"],
     toolgymPort,
-    "mock",
   ),
 );
-let note = "";
+const notes: string[] = [];
 if (existsSync(values.python as string)) {
   const fastapiPort = await freePort();
-  results.push(
-    await run(
-      "FastAPI + uvicorn (Python)",
-      values.python as string,
-      [resolve(root, "python/bench/fastapi_server.py"), String(fastapiPort)],
-      fastapiPort,
-      "mock",
-    ),
-  );
+  results.push(await run("FastAPI + uvicorn (Python)", values.python as string, [resolve(root, "python/bench/fastapi_server.py"), String(fastapiPort)], fastapiPort));
 } else {
-  note = `FastAPI baseline skipped: no Python at ${values.python} (run scripts/setup-python.sh)`;
+  notes.push(`FastAPI baseline skipped: no Python at ${values.python} (run scripts/setup-python.sh)`);
 }
 
 const format = (value: number, digits = 2) => value.toFixed(digits);
+const generatorText =
+  generator === "wrk"
+    ? `wrk -t${sessions} -c${sessions} (compiled; one connection and one session per wrk thread)`
+    : "Node generator in the bench process (shares the CPUs with the server; install wrk for a fair measurement: apt-get install -y wrk)";
 process.stdout.write(
-  `\n${sessions} concurrent sessions, ${seconds} s window after ${warmupSeconds} s warm-up, loopback, one keep-alive connection per session\n\n`,
+  `\n${sessions} concurrent sessions, ${seconds} s window after ${warmupSeconds} s warm-up, loopback, keep-alive; step: mock env 'lookup' (in-memory table hit)\n` +
+    `generator: ${generatorText}\n` +
+    `pinning: ${pinned ? "server on CPU 0, generator on CPU 1 (taskset)" : "none (taskset missing, --no-pin, or fewer than 2 CPUs)"}; ${availableParallelism()} CPUs\n\n`,
 );
-process.stdout.write("| server | tool calls/s | p50 ms | p99 ms | errors |\n|---|---:|---:|---:|---:|\n");
-for (const result of results)
-  process.stdout.write(`| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${result.errors} |\n`);
-if (results.length === 2) {
-  const [toolgym, fastapi] = results as [Result, Result];
+process.stdout.write("| server | tool calls/s | p50 ms | p99 ms | ratio | errors | target |\n|---|---:|---:|---:|---:|---:|---|\n");
+const baseline = results[1];
+for (const result of results) {
+  const isToolgym = result === results[0];
+  const ratio = baseline ? result.perSecond / baseline.perSecond : NaN;
+  const target = !isToolgym
+    ? "baseline"
+    : `${baseline ? (ratio >= targetRatio ? "PASS" : "FAIL") : "n/a"} ≥ ${targetRatio}x, ${result.p99 <= targetP99 ? "PASS" : "FAIL"} p99 ≤ ${targetP99} ms`;
   process.stdout.write(
-    `\nthroughput ratio toolgym/FastAPI: ${format(toolgym.perSecond / fastapi.perSecond, 1)}x (target >= 5x); toolgym p99 ${format(toolgym.p99)} ms (target <= 5 ms)\n`,
+    `| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${baseline ? `${format(ratio, 1)}x` : "-"} | ${result.errors} | ${target} |\n`,
   );
 }
-if (note) process.stdout.write(`\n${note}\n`);
+const average = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / Math.max(1, numbers.length);
+process.stdout.write(
+  `\nload average (1 min) before: ${format(loadBefore[0] as number)}; during: ${results.map((result) => `${result.server.split(" ")[0]} ${format(average(result.load))} (max ${format(Math.max(...result.load))})`).join(", ")} — ` +
+    `includes the bench's own server + generator (≈ 2); more than that means other processes shared the ${availableParallelism()} CPUs\n`,
+);
+if (generator !== "wrk") notes.push("wrk not used: install it (apt-get install -y wrk) so the load generator does not compete with the server");
+for (const note of notes) process.stdout.write(`\n${note}\n`);

@@ -333,7 +333,9 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
   const random = createRandom(envId, split, seed, index);
   const theme = themeByName(random.pick(themes)) as Theme;
   const world = generateWorld(theme, config, random.fork("world"));
-  const context: Context = { theme, config, random: random.fork("task"), world, byId: world.byId, clusterStart: world.cluster ? 0.5 : 0 };
+  const byId = new Map<string, WorldRecord>();
+  for (const record of world.records) byId.set(record.id, record);
+  const context: Context = { theme, config, random: random.fork("task"), world, byId, clusterStart: world.cluster ? 0.5 : 0 };
   let family = pickFamily(context);
   let goals = makeGoals(context, family);
   for (let attempt = 0; !goals && attempt < 8; attempt++) goals = makeGoals(context, family);

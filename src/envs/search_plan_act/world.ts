@@ -20,8 +20,6 @@ export interface WorldRecord {
 
 export interface World {
   records: WorldRecord[];
-  /** The records by id. */
-  byId: Map<string, WorldRecord>;
   /** Place names the world's string fields draw from. */
   places: string[];
   /** Surname shared by a cluster of people (OOD attribute descriptors), or null. */
@@ -60,28 +58,25 @@ export function randomFieldValue(field: FieldSpec, random: Random, places: reado
   }
 }
 
-/**
- * Record ids ("EMP-0192") per id prefix: the strings, made once, and a stamp per number marking the
- * numbers the world being built has used (a stamp equal to the current world's means taken), so
- * building a world makes no id strings and no sets.
- */
-interface IdSlot {
-  ids: Array<string | undefined>;
-  stamps: Int32Array;
-}
+/** "0192" for 192: ids are made for every record of every task. */
+const FOUR_DIGITS = Array.from({ length: 10000 }, (_, number) => String(10000 + number).slice(1));
 
-const idSlots = new Map<string, IdSlot>();
+/**
+ * The record-id numbers taken, per id prefix: a stamp per number ("EMP-0192" → 192), equal to the
+ * current world's stamp when the world being built has used it, so no set of id strings is needed.
+ */
+const idStampsByPrefix = new Map<string, Int32Array>();
 let worldStamp = 0;
 
-function idSlot(prefix: string): IdSlot {
-  let slot = idSlots.get(prefix);
-  if (!slot) idSlots.set(prefix, (slot = { ids: new Array(10000), stamps: new Int32Array(10000) }));
-  return slot;
+function idStamps(prefix: string): Int32Array {
+  let stamps = idStampsByPrefix.get(prefix);
+  if (!stamps) idStampsByPrefix.set(prefix, (stamps = new Int32Array(10000)));
+  return stamps;
 }
 
 function nextWorldStamp(): number {
   if (worldStamp === 0x7fffffff) {
-    for (const slot of idSlots.values()) slot.stamps.fill(0);
+    for (const stamps of idStampsByPrefix.values()) stamps.fill(0);
     worldStamp = 0;
   }
   return ++worldStamp;
@@ -137,7 +132,6 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
   const usedCodeNumbers = new Map<string, number[]>();
   const byType = new Map<string, WorldRecord[]>();
   const records: WorldRecord[] = [];
-  const byId = new Map<string, WorldRecord>();
 
   let cluster: World["cluster"] = null;
   if (config.nameClusterSize > 0 && people.length > 0) {
@@ -152,7 +146,7 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
     let count = counts[typeIndex] as number;
     const clusterSize = cluster && cluster.type === type.name ? config.nameClusterSize : 0;
     count = Math.max(count, clusterSize + 2);
-    const { ids, stamps } = idSlot(type.prefix);
+    const stamps = idStamps(type.prefix);
     const typeFields = type.fields;
     const usedCodes = typeFields.map((field) => {
       if (!field.code) return [];
@@ -166,7 +160,7 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
       do number = random.integer(0, 9999);
       while (stamps[number] === stamp);
       stamps[number] = stamp;
-      const id = (ids[number] ??= `${type.prefix}-${String(10000 + number).slice(1)}`);
+      const id = `${type.prefix}-${FOUR_DIGITS[number]}`;
       const inCluster = position < clusterSize;
       const name = makeName(naming, type, list, inCluster);
       naming.usedNames.add(name);
@@ -189,7 +183,6 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
       if (inCluster && cluster) cluster.ids.push(id);
       list.push(record);
       records.push(record);
-      byId.set(id, record);
     }
   }
 
@@ -212,5 +205,5 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
       }
     }
   }
-  return { records, byId, places, cluster };
+  return { records, places, cluster };
 }
