@@ -1,19 +1,23 @@
 /**
  * Load test of `toolgym serve` against a minimal FastAPI/uvicorn server doing the same in-memory step.
  *
- *     npx tsx bench/server.ts [--sessions 64] [--seconds 8] [--warmup 2] [--generator auto|wrk|node] [--python .venv/bin/python]
+ *     npx tsx bench/server.ts [--sessions 64] [--seconds 8] [--warmup 2] [--generator auto|wrk|node]
+ *                             [--wrk-threads 1] [--no-pin] [--python .venv/bin/python]
  *
  * The step on both sides is the `mock` env's `lookup` of the key the session's prompt asks for (a hit in
  * a small in-memory table, answered as JSON text). Each server runs as a child process on loopback; the
  * sessions are created first, then every request is `POST /sessions/:id/call`.
  *
  * Load generator: `wrk` (compiled, so it does not eat the server's CPU) when it is on PATH, else a Node
- * generator in this process (with a note: it competes with the server for the 2 cores). With wrk, each of
- * the 64 connections is its own wrk thread bound to one session, so 64 sessions are in flight at once.
- * Where `taskset` exists and there are ≥ 2 CPUs, the server is pinned to CPU 0 and the generator to CPU 1.
+ * generator in this process (with a note: it competes with the server for the 2 cores). wrk keeps 64
+ * connections busy with calls spread over the 64 sessions (see `wrkScript`). Where `taskset` exists and
+ * there are ≥ 2 CPUs, the server is pinned to CPU 0 and the generator to CPU 1. Besides calls/s and
+ * latency, the table gives each server's CPU time per call (from /proc), which the machine's other load
+ * disturbs much less than throughput and p99 do. The FastAPI row says whether uvicorn ran on uvloop +
+ * httptools (`pip install uvloop httptools`, the faster setup) or on asyncio + h11.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -27,6 +31,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
     generator: { type: "string", default: "auto" },
+    "wrk-threads": { type: "string", default: "1" },
     pin: { type: "boolean", default: true },
     python: { type: "string", default: process.env.TOOLGYM_PYTHON ?? resolve(root, ".venv/bin/python") },
   },
@@ -35,6 +40,8 @@ const { values } = parseArgs({
 const sessions = Number(values.sessions);
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
+const wrkThreads = Number(values["wrk-threads"]);
+if (!Number.isInteger(wrkThreads) || wrkThreads < 1 || wrkThreads > sessions) throw new Error(`--wrk-threads must be 1..${sessions}`);
 const targetRatio = 5;
 const targetP99 = 5;
 
@@ -98,6 +105,18 @@ interface Result {
   p99: number;
   errors: number;
   load: number[];
+  /** Server CPU time (user + system, all threads) per call in µs; NaN where /proc is missing. */
+  cpuPerCall: number;
+}
+
+/** CPU seconds a process has used so far (Linux /proc; clock ticks at the usual 100 Hz), NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 interface Call {
@@ -127,7 +146,7 @@ function percentile(sorted: number[], fraction: number): number {
 }
 
 /** The Node generator: one keep-alive connection per session, each calling back to back. */
-async function loadWithNode(port: number, calls: Call[]): Promise<Omit<Result, "server" | "load">> {
+async function loadWithNode(port: number, calls: Call[], pid?: number): Promise<Omit<Result, "server" | "load">> {
   const agents = calls.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
   const latencies: number[] = [];
   let errors = 0;
@@ -148,17 +167,30 @@ async function loadWithNode(port: number, calls: Call[]): Promise<Omit<Result, "
   await new Promise((done) => setTimeout(done, warmupSeconds * 1000));
   measuring = true;
   const windowStart = performance.now();
+  const cpuStart = cpuSeconds(pid);
   await new Promise((done) => setTimeout(done, seconds * 1000));
+  const cpuUsed = cpuSeconds(pid) - cpuStart;
   measuring = false;
   const windowSeconds = (performance.now() - windowStart) / 1000;
   stop = true;
   await Promise.all(workers);
   for (const agent of agents) agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { calls: latencies.length, perSecond: latencies.length / windowSeconds, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), errors };
+  return {
+    calls: latencies.length,
+    perSecond: latencies.length / windowSeconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    errors,
+    cpuPerCall: (cpuUsed / latencies.length) * 1e6,
+  };
 }
 
-/** wrk script: `setup` binds thread n (one connection each) to session n; `done` prints the summary as JSON. */
+/**
+ * wrk script: thread t (of T) cycles over sessions t, t+T, t+2T, … — with one thread it round-robins all
+ * of them, so the ≤ 64 requests in flight address 64 different sessions; with T = 64 each connection is
+ * bound to one session. `done` prints the summary as JSON.
+ */
 function wrkScript(calls: Call[]): string {
   const quote = (text: string) => JSON.stringify(text); // JSON string escapes are valid Lua string escapes for ASCII
   return `local calls = {
@@ -167,16 +199,21 @@ ${calls.map((call) => `  { ${quote(call.path)}, ${quote(call.body)} },`).join("\
 local created = 0
 function setup(thread)
   created = created + 1
-  thread:set("position", ((created - 1) % #calls) + 1)
+  thread:set("first", created)
 end
+local threads = ${wrkThreads}
 local headers = { ["Content-Type"] = "application/json" }
-local prepared
+local prepared, cursor = nil, 1
 function request()
   if not prepared then
-    local call = calls[position]
-    prepared = wrk.format("POST", call[1], headers, call[2])
+    prepared = {}
+    for position = first, #calls, threads do
+      prepared[#prepared + 1] = wrk.format("POST", calls[position][1], headers, calls[position][2])
+    end
   end
-  return prepared
+  local text = prepared[cursor]
+  cursor = cursor % #prepared + 1
+  return text
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -188,7 +225,7 @@ end
 }
 
 function runWrk(port: number, script: string, duration: number): Promise<{ requests: number; duration_us: number; errors: number; p50_us: number; p99_us: number }> {
-  const args = [`-t${sessions}`, `-c${sessions}`, `-d${duration}s`, "--timeout", "10s", "-s", script, `http://127.0.0.1:${port}/`];
+  const args = [`-t${wrkThreads}`, `-c${sessions}`, `-d${duration}s`, "--timeout", "10s", "-s", script, `http://127.0.0.1:${port}/`];
   const [command, commandArgs] = pin(1, "wrk", args);
   return new Promise((done, fail) => {
     const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"] });
@@ -203,19 +240,22 @@ function runWrk(port: number, script: string, duration: number): Promise<{ reque
   });
 }
 
-async function loadWithWrk(port: number, calls: Call[]): Promise<Omit<Result, "server" | "load">> {
+async function loadWithWrk(port: number, calls: Call[], pid?: number): Promise<Omit<Result, "server" | "load">> {
   const directory = mkdtempSync(join(tmpdir(), "toolgym-bench-"));
   try {
     const script = join(directory, "calls.lua");
     writeFileSync(script, wrkScript(calls));
     await runWrk(port, script, warmupSeconds);
+    const cpuStart = cpuSeconds(pid);
     const measured = await runWrk(port, script, seconds);
+    const cpuUsed = cpuSeconds(pid) - cpuStart;
     return {
       calls: measured.requests,
       perSecond: measured.requests / (measured.duration_us / 1e6),
       p50: measured.p50_us / 1000,
       p99: measured.p99_us / 1000,
       errors: measured.errors,
+      cpuPerCall: (cpuUsed / measured.requests) * 1e6,
     };
   } finally {
     rmSync(directory, { recursive: true, force: true });
@@ -224,15 +264,20 @@ async function loadWithWrk(port: number, calls: Call[]): Promise<Omit<Result, "s
 
 async function run(name: string, command: string, args: string[], port: number): Promise<Result> {
   const [program, programArgs] = pin(0, command, args);
-  const child = spawn(program, programArgs, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(program, programArgs, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  let banner = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    if (!banner.includes("\n")) banner += chunk.toString("utf8");
+  });
   try {
     await waitForPort(port, child);
     const calls = await createSessions(port);
     const load: number[] = [];
     const sampler = setInterval(() => load.push(loadavg()[0] as number), 1000);
     try {
-      const measured = generator === "wrk" ? await loadWithWrk(port, calls) : await loadWithNode(port, calls);
-      return { server: name, ...measured, load };
+      const measured = generator === "wrk" ? await loadWithWrk(port, calls, child.pid) : await loadWithNode(port, calls, child.pid);
+      const implementation = name.startsWith("FastAPI") ? /loop=\S+ http=\S+/.exec(banner)?.[0] : undefined;
+      return { server: implementation ? `${name}, ${implementation}` : name, ...measured, load };
     } finally {
       clearInterval(sampler);
     }
@@ -264,14 +309,14 @@ if (existsSync(values.python as string)) {
 const format = (value: number, digits = 2) => value.toFixed(digits);
 const generatorText =
   generator === "wrk"
-    ? `wrk -t${sessions} -c${sessions} (compiled; one connection and one session per wrk thread)`
+    ? `wrk -t${wrkThreads} -c${sessions} (compiled; ${wrkThreads === sessions ? "each connection bound to one session" : wrkThreads === 1 ? "requests round-robin over the sessions, so the in-flight calls address distinct sessions" : `${wrkThreads} threads, each round-robin over its share of the sessions`})`
     : "Node generator in the bench process (shares the CPUs with the server; install wrk for a fair measurement: apt-get install -y wrk)";
 process.stdout.write(
   `\n${sessions} concurrent sessions, ${seconds} s window after ${warmupSeconds} s warm-up, loopback, keep-alive; step: mock env 'lookup' (in-memory table hit)\n` +
     `generator: ${generatorText}\n` +
     `pinning: ${pinned ? "server on CPU 0, generator on CPU 1 (taskset)" : "none (taskset missing, --no-pin, or fewer than 2 CPUs)"}; ${availableParallelism()} CPUs\n\n`,
 );
-process.stdout.write("| server | tool calls/s | p50 ms | p99 ms | ratio | errors | target |\n|---|---:|---:|---:|---:|---:|---|\n");
+process.stdout.write("| server | tool calls/s | p50 ms | p99 ms | ratio | errors | server CPU µs/call | target |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
 const baseline = results[1];
 for (const result of results) {
   const isToolgym = result === results[0];
@@ -280,7 +325,7 @@ for (const result of results) {
     ? "baseline"
     : `${baseline ? (ratio >= targetRatio ? "PASS" : "FAIL") : "n/a"} ≥ ${targetRatio}x, ${result.p99 <= targetP99 ? "PASS" : "FAIL"} p99 ≤ ${targetP99} ms`;
   process.stdout.write(
-    `| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${baseline ? `${format(ratio, 1)}x` : "-"} | ${result.errors} | ${target} |\n`,
+    `| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${baseline ? `${format(ratio, 1)}x` : "-"} | ${result.errors} | ${format(result.cpuPerCall, 0)} | ${target} |\n`,
   );
 }
 const average = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / Math.max(1, numbers.length);

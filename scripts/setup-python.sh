@@ -4,7 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x .venv/bin/python ]; then python3 -m venv .venv; fi
 if ! .venv/bin/python -c "import torch, transformers, trl, peft, jinja2, fastapi, uvicorn, openai" >/dev/null 2>&1; then
-  .venv/bin/pip install --retries 0 -q torch transformers trl peft accelerate datasets jinja2 tokenizers safetensors fastapi uvicorn openai
+  # Pinned: the versions the cross-checks and the TRL end-to-end test were validated with.
+  .venv/bin/pip install --retries 0 -q torch==2.13.0 transformers==5.18.0 trl==1.13.0 peft==0.21.0 accelerate==1.15.0 datasets==5.0.1 \
+    jinja2==3.1.6 tokenizers==0.23.2 safetensors==0.8.0 fastapi==0.142.2 uvicorn==0.54.0 openai==3.22.1
 fi
 if [ -d python ] && [ -f python/pyproject.toml ]; then
   .venv/bin/pip install --retries 0 -q --no-deps ./python

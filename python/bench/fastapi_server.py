@@ -2,8 +2,12 @@
 (a session holds a key-value table; `lookup` returns {key, value}); the baseline for bench/server.ts.
 
     python python/bench/fastapi_server.py PORT
+
+uvicorn picks uvloop and httptools when they are importable (`pip install uvloop httptools`, as in
+`uvicorn[standard]`), else asyncio and h11; the first line on stdout says which, for the bench's table.
 """
 
+import importlib.util
 import json
 import random
 import sys
@@ -48,4 +52,7 @@ async def close(session_id: str):
 
 
 if __name__ == "__main__":
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    print(f"uvicorn {uvicorn.__version__} loop={loop} http={http}", flush=True)
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)

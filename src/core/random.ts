@@ -16,7 +16,10 @@ export interface Random {
 }
 
 function hashString(text: string, state: Int32Array): void {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < text.length; i++) {
     const k = text.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -48,7 +51,9 @@ class Sfc32 implements Random {
 
   next(): number {
     const state = this.state;
-    const a = state[0] as number, b = state[1] as number, c = state[2] as number;
+    const a = state[0] as number,
+      b = state[1] as number,
+      c = state[2] as number;
     const d = ((state[3] as number) + 1) | 0;
     const t = (((a + b) | 0) + d) | 0;
     state[0] = b ^ (b >>> 9);

@@ -78,25 +78,72 @@ export function readResultsForResume(path: string): ResultDigest[] {
 }
 
 /**
- * Appends result lines. Each line goes out in one write(2) on an O_APPEND descriptor, so once `append`
- * returns the line is in the OS page cache: a SIGKILL afterwards cannot lose it. fsync runs at most every
- * `syncIntervalMs` (and on close) to bound what a machine crash could lose.
+ * Appends result lines to results.jsonl. Lines go out on an O_APPEND descriptor with write(2); once a
+ * write returns, its lines are in the OS page cache and a SIGKILL cannot lose them (a kill in the middle
+ * of a write leaves at most a torn last line, which --resume cuts off). fsync runs in the background at
+ * most every `syncIntervalMs` (and on close) to bound what a machine crash could lose.
+ * - `append` writes one line at once (synchronously);
+ * - `write` batches: lines queued in the same event-loop turn go out in one write(2), and each promise
+ *   resolves only after its line is written, so a caller that counts an episode after awaiting it never
+ *   counts one that is not on disk.
  */
 export class ResultsWriter {
   private readonly fd: number;
   private lastSync = Date.now();
   private dirty = false;
   private syncing = false;
+  private pending: string[] = [];
+  private waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  private scheduled = false;
 
   constructor(
-    path: string,
+    private readonly path: string,
     private readonly syncIntervalMs = 200,
   ) {
     this.fd = openSync(path, "a");
   }
 
   append(record: unknown): void {
-    const buffer = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
+    this.flush();
+    this.writeText(`${JSON.stringify(record)}\n`);
+  }
+
+  write(record: unknown): Promise<void> {
+    this.pending.push(JSON.stringify(record));
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.flush);
+      }
+    });
+  }
+
+  /** Writes the queued lines now (runs by itself once per event-loop turn while lines are queued). */
+  readonly flush = (): void => {
+    this.scheduled = false;
+    if (this.pending.length === 0) return;
+    const text = `${this.pending.join("\n")}\n`;
+    const waiting = this.waiting;
+    this.pending = [];
+    this.waiting = [];
+    try {
+      this.writeText(text);
+    } catch (error) {
+      const failure = new DataError({
+        code: "RESULTS_WRITE_FAILED",
+        file: this.path,
+        message: `could not append to the results file (${(error as Error).message}); free disk space or fix permissions, then rerun with --resume`,
+        cause: error,
+      });
+      for (const waiter of waiting) waiter.reject(failure);
+      return;
+    }
+    for (const waiter of waiting) waiter.resolve();
+  };
+
+  private writeText(text: string): void {
+    const buffer = Buffer.from(text, "utf8");
     let offset = 0;
     while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset);
     this.dirty = true;
@@ -113,6 +160,7 @@ export class ResultsWriter {
   }
 
   close(): void {
+    this.flush();
     if (this.dirty || this.syncing) fsyncSync(this.fd);
     closeSync(this.fd);
   }

@@ -151,6 +151,12 @@ function newestRun(parent: string): string | undefined {
   return runs.length > 0 ? join(parent, runs[runs.length - 1] as string) : undefined;
 }
 
+/** The `mode` key of an environment config (multihop QA), recorded so reports name the mode of every number. */
+function configMode(config: unknown): string | null {
+  const mode = (config as { mode?: unknown } | null)?.mode;
+  return typeof mode === "string" ? mode : null;
+}
+
 /** Runs one (row, model) pair into its run directory. */
 async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluationOptions): Promise<RunSummary> {
   const { env, config, split, seed, n } = row;
@@ -203,7 +209,7 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
       toolgymVersion: TOOLGYM_VERSION,
       createdAt: new Date().toISOString(),
       finishedAt: null,
-      env: { id: env.id, version: env.version, split, config: config as JsonValue, seed, n, samples, mode: row.mode ?? null, protocol: env.protocol },
+      env: { id: env.id, version: env.version, split, config: config as JsonValue, seed, n, samples, mode: row.mode ?? configMode(config), protocol: firstEpisode.protocol },
       benchmark: row.benchmark ?? env.id,
       metrics: row.metrics ?? ["reward"],
       ...model.metadata,
@@ -259,7 +265,8 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
         startedAt: startedAt.toISOString(),
         durationMs: Date.now() - startedAt.getTime(),
       });
-      writer.append(record);
+      // Counted only once the line is written (batched with the episodes finishing in the same tick).
+      await writer.write(record);
       const digest = digestOf(record as unknown as Record<string, unknown>);
       totals.add(digest);
       progress.tick({ errored: digest.status === "errored" });
@@ -272,6 +279,7 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   } finally {
     writer.close();
     progress.stop();
+    await model.pool?.close();
   }
   const summary = totals.summary({
     dir: directory,

@@ -34,9 +34,8 @@ function fail(c: Context, status: number, code: string, message: string): Respon
   return c.json(errorBody(code, message), status as 400);
 }
 
-/** Reads a JSON object body; a missing body counts as `{}`. Anything else is a 400 naming the problem. */
-async function readObject(c: Context): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
+/** Parses a request body that must be a JSON object; empty text counts as `{}`. Anything else throws a 400 naming the problem. */
+export function parseObject(text: string): Record<string, unknown> {
   if (text.trim() === "") return {};
   let value: unknown;
   try {
@@ -53,6 +52,21 @@ async function readObject(c: Context): Promise<Record<string, unknown>> {
   }
   return value as Record<string, unknown>;
 }
+
+/** Reads a JSON object body (see `parseObject`). */
+async function readObject(c: Context): Promise<Record<string, unknown>> {
+  return parseObject(await c.req.text());
+}
+
+/** The status and JSON error body for anything a route throws: 4xx for `ToolgymError`s, 500 only for real bugs. */
+export function errorReply(error: unknown): { status: number; body: ReturnType<typeof errorBody> } {
+  if (ToolgymError.isInstance(error) && error instanceof ServerError) return { status: error.status, body: errorBody(error.code, error.message) };
+  if (ToolgymError.isInstance(error)) return { status: 400, body: errorBody(error.code, error.message) };
+  return { status: 500, body: errorBody("INTERNAL", `unexpected server error: ${(error as Error)?.message ?? String(error)}; please report it`) };
+}
+
+/** The 401 message for a missing or wrong token (HTTP routes and the fast tool-call path). */
+export const unauthorizedMessage = "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the token given to 'toolgym serve --token'";
 
 export function tokenMatches(expected: string, header: string | undefined | null): boolean {
   if (!header || !header.startsWith("Bearer ")) return false;
@@ -82,9 +96,8 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   const app = new Hono();
 
   app.onError((error, c) => {
-    if (ToolgymError.isInstance(error) && error instanceof ServerError) return fail(c, error.status, error.code, error.message);
-    if (ToolgymError.isInstance(error)) return fail(c, 400, error.code, error.message);
-    return fail(c, 500, "INTERNAL", `unexpected server error: ${(error as Error)?.message ?? String(error)}; please report it`);
+    const reply = errorReply(error);
+    return c.json(reply.body, reply.status as 400);
   });
   app.notFound((c) => fail(c, 404, "ROUTE_UNKNOWN", `no route ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 100)}; see GET /envs and POST /sessions`));
 
@@ -94,12 +107,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     const token = settings.token;
     app.use("*", async (c, next) => {
       if (!tokenMatches(token, c.req.header("authorization"))) {
-        return fail(
-          c,
-          401,
-          "UNAUTHORIZED",
-          "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the token given to 'toolgym serve --token'",
-        );
+        return fail(c, 401, "UNAUTHORIZED", unauthorizedMessage);
       }
       await next();
     });

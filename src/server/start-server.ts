@@ -1,8 +1,10 @@
+import { createServer, type RequestListener, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import type { AnyEnvironment } from "../core/index.ts";
 import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
+import { createFastCallHandler } from "./fast-call.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
 
 export interface StartServerOptions extends ServerAppOptions {
@@ -59,7 +61,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const sockets = new WebSocketServer({ noServer: true, maxPayload: serverApp.options.maxBodyBytes });
   const host = options.host ?? "127.0.0.1";
   const server: ServerType = await new Promise((resolve, reject) => {
-    const created = serve({ fetch: serverApp.app.fetch, hostname: host, port: options.port ?? 8765, websocket: { server: sockets } }, () => resolve(created));
+    const fastCall = createFastCallHandler(serverApp);
+    // Tool calls take the fast path; everything else (and /ws upgrades) goes through Hono's adapter.
+    const withFastCall = (serverOptions: ServerOptions, honoListener: RequestListener) =>
+      createServer(serverOptions, (request, response) => {
+        if (!fastCall(request, response)) void honoListener(request, response);
+      });
+    const created = serve(
+      { fetch: serverApp.app.fetch, hostname: host, port: options.port ?? 8765, websocket: { server: sockets }, createServer: withFastCall as typeof createServer },
+      () => resolve(created),
+    );
     created.once("error", reject);
   });
   server.on("error", () => undefined);

@@ -1,7 +1,7 @@
-import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { ProviderError, type Agent, type AgentRequest, type AgentTurn, type JsonValue } from "../../core/index.ts";
 import { parseChatCompletion, type ChatCompletionLike } from "./parse-reply.ts";
 import { redactBaseUrl, type ReplicaPool } from "./replicas.ts";
+import { RequestBodyBuilder } from "./request-body.ts";
 
 export interface SamplingParams {
   temperature?: number;
@@ -47,35 +47,61 @@ export function hash31(text: string): number {
   return (hash >>> 0) & 0x7fffffff;
 }
 
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+const TIMEOUT_CODES = new Set(["TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** The error code of a transport failure, looking through `fetch failed` wrappers to their cause. */
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The server's own words for a failed request: `error.message` from a JSON error body, else the text. */
+function errorDetail(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
+    const message = typeof parsed.error === "string" ? parsed.error : (parsed.error?.message ?? parsed.message ?? parsed.detail);
+    if (typeof message === "string") return message.slice(0, 300);
+  } catch {
+    // not JSON: the raw text below
+  }
+  return text.slice(0, 300);
+}
+
+/** A ProviderError for an HTTP status other than 2xx: retryable for 408, 409, 429 and 5xx. */
+export function httpStatusError(status: number, text: string, baseUrl: string): ProviderError {
+  const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  const hint = retryable
+    ? "the server is overloaded or failing"
+    : "the server rejected the request; check --model, the sampling options and that the server supports them";
+  return new ProviderError({
+    code: `PROVIDER_HTTP_${status}`,
+    message: `HTTP ${status} from ${redactBaseUrl(baseUrl)}: ${errorDetail(text)} (${hint})`,
+    status,
+    retryable,
+  });
+}
+
 /** Classifies a failed request: a ProviderError that says whether a retry can help. */
-export function toProviderError(error: unknown, baseUrl: string): ProviderError {
+export function toProviderError(error: unknown, baseUrl: string, signal?: AbortSignal): ProviderError {
   if (ProviderError.isInstance(error) && "retryable" in error) return error as ProviderError;
   const where = redactBaseUrl(baseUrl);
-  if (error instanceof APIUserAbortError)
+  if (signal?.aborted)
     return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
-  if (error instanceof APIConnectionError) {
-    const timedOut = error.constructor.name === "APIConnectionTimeoutError";
-    const cause = (error.cause as { code?: string; message?: string } | undefined) ?? {};
-    const reason = timedOut ? "timeout" : `connection (${cause.code ?? cause.message ?? error.message})`;
-    return new ProviderError({
-      code: timedOut ? "PROVIDER_TIMEOUT" : "PROVIDER_CONNECTION",
-      message: `${reason} talking to ${where}; check that the server is up`,
-      retryable: true,
-      cause: error,
-    });
+  const code = errorCode(error);
+  if (code && TIMEOUT_CODES.has(code)) {
+    return new ProviderError({ code: "PROVIDER_TIMEOUT", message: `timeout talking to ${where}; check that the server is up`, retryable: true, cause: error });
   }
-  if (error instanceof APIError && typeof error.status === "number") {
-    const status = error.status;
-    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const detail = error.message.slice(0, 300);
-    const hint = retryable
-      ? "the server is overloaded or failing"
-      : "the server rejected the request; check --model, the sampling options and that the server supports them";
+  if ((code && CONNECTION_CODES.has(code)) || (error instanceof TypeError && error.message === "fetch failed")) {
+    const detail = code ?? ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message;
     return new ProviderError({
-      code: `PROVIDER_HTTP_${status}`,
-      message: `HTTP ${status} from ${where}: ${detail} (${hint})`,
-      status,
-      retryable,
+      code: "PROVIDER_CONNECTION",
+      message: `connection (${detail}) talking to ${where}; check that the server is up`,
+      retryable: true,
       cause: error,
     });
   }
@@ -116,19 +142,21 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
   const backoffMs = options.backoffMs ?? 500;
   const random = options.random ?? Math.random;
   const sampling = options.sampling ?? {};
+  // Fixed fields in the order the body has always had them (the seed goes after them, per turn).
+  const samplingFields: Array<readonly [string, unknown]> = [];
+  for (const name of ["temperature", "top_p", "top_k", "max_tokens"] as const)
+    if (sampling[name] !== undefined) samplingFields.push([name, sampling[name]]);
+  const bodies = new RequestBodyBuilder(options.model);
+  const callIdStem = `call_${hash31(options.episodeKey)}_`;
   let turn = 0;
   return {
     id: `openai:${options.model}`,
     async act(request: AgentRequest): Promise<AgentTurn> {
       turn++;
-      const body: Record<string, unknown> = { model: options.model, messages: request.messages };
-      if (request.protocol === "tools" && request.tools.length > 0) body.tools = request.tools;
-      if (sampling.temperature !== undefined) body.temperature = sampling.temperature;
-      if (sampling.top_p !== undefined) body.top_p = sampling.top_p;
-      if (sampling.top_k !== undefined) body.top_k = sampling.top_k;
-      if (sampling.max_tokens !== undefined) body.max_tokens = sampling.max_tokens;
-      if (sampling.seed !== undefined) body.seed = hash31(`${sampling.seed}\u0000${options.episodeKey}\u0000${turn}`);
-      if (options.chatTemplateKwargs) body.chat_template_kwargs = options.chatTemplateKwargs;
+      const fields: Array<readonly [string, unknown]> = [...samplingFields];
+      if (sampling.seed !== undefined) fields.push(["seed", hash31(`${sampling.seed}\u0000${options.episodeKey}\u0000${turn}`)]);
+      if (options.chatTemplateKwargs) fields.push(["chat_template_kwargs", options.chatTemplateKwargs]);
+      const body = bodies.build(request.messages, request.protocol === "tools" && request.tools.length > 0 ? request.tools : undefined, fields);
       let lastError: ProviderError | undefined;
       for (let attempt = 0; attempt <= maxRetries; attempt++) {
         if (request.signal?.aborted) throw new ProviderError({ code: "PROVIDER_ABORTED", message: "the run was stopped", retryable: false });
@@ -136,7 +164,9 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
         if (options.stats) options.stats.requests++;
         let response: unknown;
         try {
-          response = await replica.client.chat.completions.create(body as never, request.signal ? { signal: request.signal } : undefined);
+          const reply = await replica.transport.post("/chat/completions", body, request.signal);
+          if (reply.status < 200 || reply.status >= 300) throw httpStatusError(reply.status, reply.text, replica.baseUrl);
+          response = JSON.parse(reply.text);
           if (typeof response !== "object" || response === null || !Array.isArray((response as ChatCompletionLike).choices)) {
             throw new ProviderError({
               code: "PROVIDER_MALFORMED",
@@ -145,7 +175,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
             });
           }
         } catch (error) {
-          const failure = toProviderError(error, replica.baseUrl);
+          const failure = toProviderError(error, replica.baseUrl, request.signal);
           options.pool.release(replica, failure.retryable ? "failed" : "ok");
           if (!failure.retryable) throw failure;
           lastError = failure;
@@ -157,7 +187,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
           continue;
         }
         options.pool.release(replica, "ok");
-        return parseChatCompletion(response as ChatCompletionLike, { protocol: request.protocol, callIdPrefix: `call_${hash31(options.episodeKey)}_${turn}` });
+        return parseChatCompletion(response as ChatCompletionLike, { protocol: request.protocol, callIdPrefix: `${callIdStem}${turn}` });
       }
       const last = lastError as ProviderError;
       throw new ProviderError({

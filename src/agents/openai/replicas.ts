@@ -1,10 +1,9 @@
-import OpenAI from "openai";
 import { UsageError } from "../../core/index.ts";
-import { createNodeFetch } from "./node-fetch.ts";
+import { createFetchTransport, createPoolTransport, type ChatTransport } from "./transport.ts";
 
 export interface Replica {
   readonly baseUrl: string;
-  readonly client: OpenAI;
+  readonly transport: ChatTransport;
   outstanding: number;
   consecutiveFailures: number;
   /** Epoch ms until which the replica is out of rotation (0: healthy). */
@@ -21,7 +20,7 @@ export interface ReplicaPoolOptions {
   timeoutMs?: number;
   /** First time-out of a failing replica in ms (doubles per consecutive failure, capped at 30 s). */
   cooldownMs?: number;
-  /** Custom fetch (tests); default: a keep-alive node:http fetch shared by the replicas. */
+  /** Custom fetch (tests, proxies); default: an undici keep-alive connection pool per replica. */
   fetch?: typeof fetch;
   now?: () => number;
 }
@@ -59,15 +58,17 @@ export class ReplicaPool {
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? "EMPTY";
     this.cooldownMs = options.cooldownMs ?? 1000;
     this.now = options.now ?? Date.now;
-    const fetchImpl = options.fetch ?? createNodeFetch();
+    const timeoutMs = options.timeoutMs ?? 600_000;
     this.replicas = options.baseUrls.map((baseUrl) => {
       try {
         new URL(baseUrl);
       } catch {
         throw new UsageError({ code: "BASE_URL_INVALID", message: `--base-url '${redactBaseUrl(baseUrl)}' is not a URL; use e.g. http://127.0.0.1:8000/v1` });
       }
-      const client = new OpenAI({ baseURL: baseUrl, apiKey, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: fetchImpl });
-      return { baseUrl, client, outstanding: 0, consecutiveFailures: 0, downUntil: 0, requests: 0, failures: 0 };
+      const transport = options.fetch
+        ? createFetchTransport(baseUrl, options.fetch, { apiKey, timeoutMs })
+        : createPoolTransport(baseUrl, { apiKey, timeoutMs });
+      return { baseUrl, transport, outstanding: 0, consecutiveFailures: 0, downUntil: 0, requests: 0, failures: 0 };
     });
   }
 
@@ -98,6 +99,11 @@ export class ReplicaPool {
     replica.consecutiveFailures++;
     // A single replica is never taken out: the caller's backoff already paces the retries.
     if (this.replicas.length > 1) replica.downUntil = this.now() + Math.min(30_000, this.cooldownMs * 2 ** (replica.consecutiveFailures - 1));
+  }
+
+  /** Closes the replicas' idle connections (in-flight requests finish first). */
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((replica) => replica.transport.close()));
   }
 
   stats(): Array<{ baseUrl: string; requests: number; failures: number }> {

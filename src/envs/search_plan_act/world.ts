@@ -65,17 +65,17 @@ const FOUR_DIGITS = Array.from({ length: 10000 }, (_, number) => String(10000 + 
  * The record-id numbers taken, per id prefix: a stamp per number ("EMP-0192" → 192), equal to the
  * current world's stamp when the world being built has used it, so no set of id strings is needed.
  */
-const idStampsByPrefix = new Map<string, Int32Array>();
+const idStampsByPrefix = new Map<string, Uint8Array>();
 let worldStamp = 0;
 
-function idStamps(prefix: string): Int32Array {
+function idStamps(prefix: string): Uint8Array {
   let stamps = idStampsByPrefix.get(prefix);
-  if (!stamps) idStampsByPrefix.set(prefix, (stamps = new Int32Array(10000)));
+  if (!stamps) idStampsByPrefix.set(prefix, (stamps = new Uint8Array(10000)));
   return stamps;
 }
 
 function nextWorldStamp(): number {
-  if (worldStamp === 0x7fffffff) {
+  if (worldStamp === 255) {
     for (const stamps of idStampsByPrefix.values()) stamps.fill(0);
     worldStamp = 0;
   }

@@ -1,0 +1,130 @@
+import { Pool, type Dispatcher } from "undici";
+
+/** A finished HTTP exchange: the status and the whole body as text. */
+export interface TransportResponse {
+  status: number;
+  text: string;
+}
+
+/**
+ * Posts JSON to one OpenAI-compatible server. Rejects only on transport failures (connection refused or
+ * reset, time-out, abort); any HTTP status resolves, and the caller classifies it.
+ */
+export interface ChatTransport {
+  post(path: string, body: string, signal?: AbortSignal): Promise<TransportResponse>;
+  close(): Promise<void>;
+}
+
+export interface TransportOptions {
+  /** Sent as `Authorization: Bearer …`; held in memory only. */
+  apiKey: string;
+  /** Per-request time-out in ms (time to the response headers, and between body chunks). */
+  timeoutMs: number;
+}
+
+/** The error a time-out rejects with (fetch transport; undici's own carry code UND_ERR_HEADERS_TIMEOUT). */
+export class TransportTimeoutError extends Error {
+  readonly code = "TIMEOUT";
+  constructor(timeoutMs: number) {
+    super(`no response within ${timeoutMs} ms`);
+    this.name = "TimeoutError";
+  }
+}
+
+/**
+ * Collects one response for `Pool.dispatch`: the raw handler API skips the Readable stream that
+ * `Pool.request` builds per response, which is most of a small request's client-side CPU.
+ */
+class CollectingHandler implements Dispatcher.DispatchHandlers {
+  private status = 0;
+  private readonly chunks: Buffer[] = [];
+  private abort: ((reason?: Error) => void) | undefined;
+  private readonly onAbort = () => this.abort?.(this.signal?.reason as Error | undefined);
+
+  constructor(
+    private readonly resolve: (response: TransportResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.abort = abort;
+    if (this.signal?.aborted) abort(this.signal.reason as Error);
+  }
+
+  onHeaders(status: number): boolean {
+    this.status = status;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.signal?.removeEventListener("abort", this.onAbort);
+    const payload = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.resolve({ status: this.status, text: payload.toString("utf8") });
+  }
+
+  onError(error: Error): void {
+    this.signal?.removeEventListener("abort", this.onAbort);
+    this.reject(error);
+  }
+}
+
+/**
+ * The default transport: an undici connection pool per server (keep-alive with undici's short idle
+ * time-out, which stays under uvicorn's 5 s; no limit on connections; HTTP/1.1). Headers are built
+ * once; each request is one `dispatch` with a buffered body.
+ */
+export function createPoolTransport(baseUrl: string, options: TransportOptions): ChatTransport {
+  const url = new URL(baseUrl);
+  const prefix = url.pathname.replace(/\/$/, "");
+  const pool = new Pool(url.origin, {
+    connections: null,
+    pipelining: 1,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  const headers = ["content-type", "application/json", "accept", "application/json", "authorization", `Bearer ${options.apiKey}`];
+  return {
+    post(path, body, signal) {
+      return new Promise<TransportResponse>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        pool.dispatch({ origin: url.origin, path: `${prefix}${path}`, method: "POST", headers, body }, new CollectingHandler(resolve, reject, signal));
+      });
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** A transport over a `fetch` function (tests, proxies, custom agents): slower, but any fetch works. */
+export function createFetchTransport(baseUrl: string, fetchImpl: typeof fetch, options: TransportOptions): ChatTransport {
+  const prefix = baseUrl.replace(/\/$/, "");
+  const headers = { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${options.apiKey}` };
+  return {
+    async post(path, body, signal) {
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new TransportTimeoutError(options.timeoutMs)), options.timeoutMs);
+      try {
+        const response = await fetchImpl(`${prefix}${path}`, {
+          method: "POST",
+          headers,
+          body,
+          signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
+        });
+        return { status: response.status, text: await response.text() };
+      } catch (error) {
+        if (timeout.signal.aborted && !signal?.aborted) throw timeout.signal.reason;
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: async () => {},
+  };
+}
