@@ -12,10 +12,12 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { performance as nodePerformance } from "node:perf_hooks";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseConfig } from "../src/core/index.ts";
 import { getEnvironment } from "../src/envs/registry.ts";
+import { createPoolTransport } from "../src/agents/openai/transport.ts";
 import { runEvaluation } from "../src/eval/run-evaluation.ts";
 
 function option(name: string, fallback: number): number {
@@ -55,17 +57,26 @@ interface Measurement {
   turns: number;
   cpuMsPerTurn: number;
   serverCpuMsPerTurn: number;
+  /** Share of the wall-clock time this process's event loop was busy (1: the one thread is saturated). */
+  loopBusy: number;
 }
 
 async function measure(turns: () => number, body: () => Promise<void>): Promise<Measurement> {
   const serverBefore = serverCpuMs();
+  const loop = nodePerformance.eventLoopUtilization();
   const cpu = process.cpuUsage();
   const started = performance.now();
   await body();
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   const count = turns();
-  return { seconds, turns: count, cpuMsPerTurn: (used.user + used.system) / 1000 / count, serverCpuMsPerTurn: (serverCpuMs() - serverBefore) / count };
+  return {
+    seconds,
+    turns: count,
+    cpuMsPerTurn: (used.user + used.system) / 1000 / count,
+    serverCpuMsPerTurn: (serverCpuMs() - serverBefore) / count,
+    loopBusy: nodePerformance.eventLoopUtilization(loop).utilization,
+  };
 }
 
 async function run(n: number, label: string, onEpisode?: (done: number) => void): Promise<Measurement> {
@@ -90,14 +101,29 @@ async function run(n: number, label: string, onEpisode?: (done: number) => void)
   );
 }
 
-/** The floor on this machine: a bare keep-alive node:http round trip of a first-turn request (no client library, no harness). */
-async function bareRequests(requests: number): Promise<Measurement> {
+/** Runs `requests` round trips, `concurrency` at a time. */
+async function bareRequests(requests: number, once: () => Promise<void>): Promise<Measurement> {
+  let next = 0;
+  return measure(
+    () => requests,
+    async () => {
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next++ < requests) await once();
+        }),
+      );
+    },
+  );
+}
+
+/** Floors on this machine: a bare first-turn request, no rollout, no environment, no results file. */
+async function floors(): Promise<{ nodeHttp: Measurement; transport: Measurement }> {
   const first = env.start(env.generate({ split: "eval", seed: 0, index: 0, config }));
   const body = JSON.stringify({ model: "scripted", messages: first.messages, tools: first.tools });
   const target = new URL(`${url}/chat/completions`);
   const agent = new HttpAgent({ keepAlive: true, scheduling: "lifo" });
   const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
-  const once = () =>
+  const nodeHttp = () =>
     new Promise<void>((done, fail) => {
       const request = httpRequest(target, { method: "POST", headers, agent }, (response) => {
         const chunks: Buffer[] = [];
@@ -110,26 +136,20 @@ async function bareRequests(requests: number): Promise<Measurement> {
       request.on("error", fail);
       request.end(body);
     });
-  let next = 0;
-  const result = await measure(
-    () => requests,
-    async () => {
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next++ < requests) await once();
-        }),
-      );
-    },
-  );
+  const transport = createPoolTransport(url, { apiKey: "EMPTY", timeoutMs: 60_000 });
+  const pooled = async () => {
+    JSON.parse((await transport.post("/chat/completions", body)).text);
+  };
+  await bareRequests(2000, nodeHttp);
+  const nodeHttpResult = await bareRequests(6000, nodeHttp);
+  await bareRequests(2000, pooled);
+  const transportResult = await bareRequests(6000, pooled);
   agent.destroy();
-  return result;
+  await transport.close();
+  return { nodeHttp: nodeHttpResult, transport: transportResult };
 }
 
-let floor: Measurement | undefined;
-if (withFloor) {
-  await bareRequests(2000);
-  floor = await bareRequests(6000);
-}
+const floor = withFloor ? await floors() : undefined;
 
 // Warm-up (JIT, connections), then the measured run with heap samples every 1,000 episodes.
 await run(Math.min(2000, episodes), "warmup");
@@ -148,27 +168,53 @@ const ideal = concurrency / (latencyMs / 1000);
 const throughput = measured.turns / measured.seconds;
 const cpuPerTurn = measured.cpuMsPerTurn + measured.serverCpuMsPerTurn;
 const ceiling = (cores * 1000) / cpuPerTurn;
+// Growth from the second sample (the first after warm-up at full concurrency) to the highest later one.
 const firstHeap = heap[1] ?? heap[0];
-const lastHeap = heap[heap.length - 1];
+const later = heap.slice(heap.indexOf(firstHeap as (typeof heap)[number]));
+const lastHeap = later.reduce<(typeof heap)[number] | undefined>((highest, sample) => (!highest || sample.mb > highest.mb ? sample : highest), undefined);
 const growth = firstHeap && lastHeap ? lastHeap.mb - firstHeap.mb : Number.NaN;
 const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
 const rows: string[][] = [
-  ["throughput (model turns/s, wall clock)", throughput.toFixed(0), `≥ ${(0.9 * ideal).toFixed(0)} (90% of ${ideal.toFixed(0)})`, verdict(throughput >= 0.9 * ideal)],
+  [
+    "throughput (model turns/s, wall clock)",
+    throughput.toFixed(0),
+    `≥ ${(0.9 * ideal).toFixed(0)} (90% of ${ideal.toFixed(0)})`,
+    verdict(throughput >= 0.9 * ideal),
+  ],
   ["harness CPU per model turn (ms)", measured.cpuMsPerTurn.toFixed(3), "≤ 0.5", verdict(measured.cpuMsPerTurn <= 0.5)],
   [
-    `heap growth ${firstHeap?.episodes ?? "?"}→${lastHeap?.episodes ?? "?"} episodes (MB)`,
+    `heap growth ${firstHeap?.episodes ?? "?"}→${lastHeap?.episodes ?? "?"} episodes (MB, to the highest sample)`,
     Number.isNaN(growth) ? "n/a" : growth.toFixed(1),
     gc ? "≤ 8 (flat)" : "run with --expose-gc",
     verdict(Boolean(gc) && growth <= 8),
   ],
   ["server CPU per model turn (ms)", measured.serverCpuMsPerTurn.toFixed(3), "(reference)", ""],
   [`CPU-bound ceiling: ${cores} cores / (harness + server CPU per turn)`, ceiling.toFixed(0), `${(ceiling / ideal).toFixed(2)} × ideal`, ""],
-  ["harness CPU use (cores busy)", ((measured.cpuMsPerTurn * throughput) / 1000).toFixed(2), "(reference)", ""],
+  [
+    `single-thread ceiling: 1 core / harness CPU per turn`,
+    (1000 / measured.cpuMsPerTurn).toFixed(0),
+    `${(1000 / measured.cpuMsPerTurn / ideal).toFixed(2)} × ideal`,
+    "",
+  ],
+  [
+    "harness CPU use (cores busy) / event loop busy",
+    `${((measured.cpuMsPerTurn * throughput) / 1000).toFixed(2)} / ${(100 * measured.loopBusy).toFixed(0)}%`,
+    "(reference)",
+    "",
+  ],
 ];
 if (floor) {
-  rows.push(["floor: bare node:http request, client CPU (ms)", floor.cpuMsPerTurn.toFixed(3), "(reference)", ""]);
-  rows.push(["floor: bare node:http request, server CPU (ms)", floor.serverCpuMsPerTurn.toFixed(3), "(reference)", ""]);
-  rows.push(["floor: bare node:http requests/s (wall clock)", (floor.turns / floor.seconds).toFixed(0), "(reference)", ""]);
+  for (const [name, result] of [
+    ["node:http", floor.nodeHttp],
+    ["harness transport (undici)", floor.transport],
+  ] as const) {
+    rows.push([
+      `floor: bare ${name} request, client / server CPU (ms)`,
+      `${result.cpuMsPerTurn.toFixed(3)} / ${result.serverCpuMsPerTurn.toFixed(3)}`,
+      `${(result.turns / result.seconds).toFixed(0)} requests/s`,
+      "",
+    ]);
+  }
 }
 const header = ["metric", "value", "target", ""];
 const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));

@@ -224,7 +224,11 @@ end
 `;
 }
 
-function runWrk(port: number, script: string, duration: number): Promise<{ requests: number; duration_us: number; errors: number; p50_us: number; p99_us: number }> {
+function runWrk(
+  port: number,
+  script: string,
+  duration: number,
+): Promise<{ requests: number; duration_us: number; errors: number; p50_us: number; p99_us: number }> {
   const args = [`-t${wrkThreads}`, `-c${sessions}`, `-d${duration}s`, "--timeout", "10s", "-s", script, `http://127.0.0.1:${port}/`];
   const [command, commandArgs] = pin(1, "wrk", args);
   return new Promise((done, fail) => {
@@ -272,7 +276,7 @@ async function run(name: string, command: string, args: string[], port: number):
   try {
     await waitForPort(port, child);
     const calls = await createSessions(port);
-    const load: number[] = [];
+    const load: number[] = [loadavg()[0] as number];
     const sampler = setInterval(() => load.push(loadavg()[0] as number), 1000);
     try {
       const measured = generator === "wrk" ? await loadWithWrk(port, calls, child.pid) : await loadWithNode(port, calls, child.pid);
@@ -292,7 +296,7 @@ const results: Result[] = [];
 const toolgymPort = await freePort();
 results.push(
   await run(
-    "toolgym serve (Hono, Node)",
+    "toolgym serve (Node)",
     process.execPath,
     [resolve(root, "bin/toolgym.js"), "serve", "--port", String(toolgymPort), "--max-sessions", "4096"],
     toolgymPort,
@@ -301,7 +305,9 @@ results.push(
 const notes: string[] = [];
 if (existsSync(values.python as string)) {
   const fastapiPort = await freePort();
-  results.push(await run("FastAPI + uvicorn (Python)", values.python as string, [resolve(root, "python/bench/fastapi_server.py"), String(fastapiPort)], fastapiPort));
+  results.push(
+    await run("FastAPI + uvicorn (Python)", values.python as string, [resolve(root, "python/bench/fastapi_server.py"), String(fastapiPort)], fastapiPort),
+  );
 } else {
   notes.push(`FastAPI baseline skipped: no Python at ${values.python} (run scripts/setup-python.sh)`);
 }
@@ -314,7 +320,7 @@ const generatorText =
 process.stdout.write(
   `\n${sessions} concurrent sessions, ${seconds} s window after ${warmupSeconds} s warm-up, loopback, keep-alive; step: mock env 'lookup' (in-memory table hit)\n` +
     `generator: ${generatorText}\n` +
-    `pinning: ${pinned ? "server on CPU 0, generator on CPU 1 (taskset)" : "none (taskset missing, --no-pin, or fewer than 2 CPUs)"}; ${availableParallelism()} CPUs\n\n`,
+    `pinning: ${pinned ? `server on CPU 0, ${generator === "wrk" ? "wrk on CPU 1" : "the Node generator (this process) unpinned"} (taskset)` : "none (taskset missing, --no-pin, or fewer than 2 CPUs)"}; ${availableParallelism()} CPUs\n\n`,
 );
 process.stdout.write("| server | tool calls/s | p50 ms | p99 ms | ratio | errors | server CPU µs/call | target |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
 const baseline = results[1];
@@ -328,10 +334,26 @@ for (const result of results) {
     `| ${result.server} | ${format(result.perSecond, 0)} | ${format(result.p50)} | ${format(result.p99)} | ${baseline ? `${format(ratio, 1)}x` : "-"} | ${result.errors} | ${format(result.cpuPerCall, 0)} | ${target} |\n`,
   );
 }
+if (baseline && Number.isFinite(results[0]!.cpuPerCall) && Number.isFinite(baseline.cpuPerCall)) {
+  process.stdout.write(
+    `\nserver CPU per call: toolgym ${format(results[0]!.cpuPerCall, 0)} µs vs FastAPI ${format(baseline.cpuPerCall, 0)} µs → ${format(baseline.cpuPerCall / results[0]!.cpuPerCall, 1)}x ` +
+      `less CPU per call (≈ ${format(1e6 / results[0]!.cpuPerCall, 0)} vs ${format(1e6 / baseline.cpuPerCall, 0)} calls per CPU-second; the machine's other load changes this far less than calls/s and p99)\n`,
+  );
+}
 const average = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / Math.max(1, numbers.length);
 process.stdout.write(
   `\nload average (1 min) before: ${format(loadBefore[0] as number)}; during: ${results.map((result) => `${result.server.split(" ")[0]} ${format(average(result.load))} (max ${format(Math.max(...result.load))})`).join(", ")} — ` +
     `includes the bench's own server + generator (≈ 2); more than that means other processes shared the ${availableParallelism()} CPUs\n`,
 );
-if (generator !== "wrk") notes.push("wrk not used: install it (apt-get install -y wrk) so the load generator does not compete with the server");
+const busiest = Math.max(...results.flatMap((result) => result.load));
+if (busiest > availableParallelism() + 0.5)
+  notes.push(
+    `the machine was shared during the run (1-min load up to ${format(busiest)} on ${availableParallelism()} CPUs): calls/s and p99 are disturbed by other processes; rerun on a quiet machine`,
+  );
+if (generator !== "wrk")
+  notes.push(
+    hasWrk
+      ? "wrk not used (--generator node)"
+      : "wrk not found: install it (Debian/Ubuntu: apt-get install -y wrk) so the load generator does not compete with the server",
+  );
 for (const note of notes) process.stdout.write(`\n${note}\n`);

@@ -22,12 +22,26 @@ describe("RequestBodyBuilder", () => {
       { role: "system", content: "Be brief." },
       { role: "user", content: 'Key "kalo"? ü \u2028' },
     ];
-    const fields = [["temperature", 0.6], ["top_k", undefined], ["seed", 7], ["chat_template_kwargs", { enable_thinking: false }]] as const;
+    const fields = [
+      ["temperature", 0.6],
+      ["top_k", undefined],
+      ["seed", 7],
+      ["chat_template_kwargs", { enable_thinking: false }],
+    ] as const;
     let calls = 0;
     const counted = { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "lookup", arguments: "{}" } }] };
     const wrapped = { toJSON: () => (calls++, counted) } as unknown as Record<string, unknown>;
     const plain = () => messages.map((message) => (message === wrapped ? counted : message));
-    const expected = () => JSON.stringify({ model: "qwen/Qwen3-4B", messages: plain(), tools, temperature: 0.6, top_k: undefined, seed: 7, chat_template_kwargs: { enable_thinking: false } });
+    const expected = () =>
+      JSON.stringify({
+        model: "qwen/Qwen3-4B",
+        messages: plain(),
+        tools,
+        temperature: 0.6,
+        top_k: undefined,
+        seed: 7,
+        chat_template_kwargs: { enable_thinking: false },
+      });
     assert.equal(builder.build(messages, tools, fields), expected());
     messages.push(wrapped);
     messages.push({ role: "tool", tool_call_id: "c", name: "lookup", content: '{"value":"x"}' });

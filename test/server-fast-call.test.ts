@@ -13,7 +13,12 @@ interface Reply {
 }
 
 /** A raw HTTP request, so the test controls framing: `chunked` sends the body without a content-length. */
-function send(server: RunningServer, method: string, path: string, options: { body?: string | Buffer; token?: string; chunked?: boolean } = {}): Promise<Reply> {
+function send(
+  server: RunningServer,
+  method: string,
+  path: string,
+  options: { body?: string | Buffer; token?: string; chunked?: boolean } = {},
+): Promise<Reply> {
   return new Promise((done, fail) => {
     const headers: Record<string, string | number> = { "content-type": "application/json" };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -63,7 +68,11 @@ describe("fast tool-call path (POST /sessions/:id/call on node:http)", () => {
       body: JSON.stringify({ name: "lookup", arguments: { key } }),
     });
     assert.deepEqual(await viaHono.json(), { ...reply.json, calls: 2 });
-    const chunked = await send(server, "POST", `/sessions/${id}/call`, { body: JSON.stringify({ name: "lookup", arguments: { key, pad: "x".repeat(1500) } }), token, chunked: true });
+    const chunked = await send(server, "POST", `/sessions/${id}/call`, {
+      body: JSON.stringify({ name: "lookup", arguments: { key, pad: "x".repeat(1500) } }),
+      token,
+      chunked: true,
+    });
     assert.equal(chunked.status, 200);
     assert.equal(chunked.json.calls, 3);
     const withMark = await send(server, "POST", `/sessions/${id}/call`, { body: `\ufeff${JSON.stringify({ name: "lookup", arguments: { key } })}`, token });

@@ -78,6 +78,7 @@ export function tokenMatches(expected: string, header: string | undefined | null
 /**
  * The toolgym environment server as a Hono app (no sockets: `app.request()` drives it in tests).
  * Routes: health, environments with tool schemas, sessions (create, call, reward, close), stats.
+ * `startServer` answers `POST /sessions/:id/call` on a faster path (fast-call.ts) with the same behaviour.
  */
 export function createServerApp(options: ServerAppOptions): ServerApp {
   const settings = {

@@ -68,7 +68,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         if (!fastCall(request, response)) void honoListener(request, response);
       });
     const created = serve(
-      { fetch: serverApp.app.fetch, hostname: host, port: options.port ?? 8765, websocket: { server: sockets }, createServer: withFastCall as typeof createServer },
+      {
+        fetch: serverApp.app.fetch,
+        hostname: host,
+        port: options.port ?? 8765,
+        websocket: { server: sockets },
+        createServer: withFastCall as typeof createServer,
+      },
       () => resolve(created),
     );
     created.once("error", reject);

@@ -47,7 +47,18 @@ export function hash31(text: string): number {
   return (hash >>> 0) & 0x7fffffff;
 }
 
-const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+]);
 const TIMEOUT_CODES = new Set(["TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /** The error code of a transport failure, looking through `fetch failed` wrappers to their cause. */
@@ -90,8 +101,7 @@ export function httpStatusError(status: number, text: string, baseUrl: string): 
 export function toProviderError(error: unknown, baseUrl: string, signal?: AbortSignal): ProviderError {
   if (ProviderError.isInstance(error) && "retryable" in error) return error as ProviderError;
   const where = redactBaseUrl(baseUrl);
-  if (signal?.aborted)
-    return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
+  if (signal?.aborted) return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
   const code = errorCode(error);
   if (code && TIMEOUT_CODES.has(code)) {
     return new ProviderError({ code: "PROVIDER_TIMEOUT", message: `timeout talking to ${where}; check that the server is up`, retryable: true, cause: error });
@@ -136,6 +146,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * seeds and fallback tool-call ids). Malformed replies become format errors (see parseChatCompletion);
  * transient failures are retried with exponential backoff and full jitter on the least-loaded replica;
  * when retries run out a retryable ProviderError is thrown and the rollout records the episode as errored.
+ * Requests go straight to `POST {base}/chat/completions` over the replica's transport (the wire format
+ * the `openai` client speaks, without its per-request overhead); the body is built incrementally
+ * (RequestBodyBuilder), so a long episode does not re-serialise its whole history every turn.
  */
 export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
   const maxRetries = options.maxRetries ?? 6;
@@ -144,8 +157,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
   const sampling = options.sampling ?? {};
   // Fixed fields in the order the body has always had them (the seed goes after them, per turn).
   const samplingFields: Array<readonly [string, unknown]> = [];
-  for (const name of ["temperature", "top_p", "top_k", "max_tokens"] as const)
-    if (sampling[name] !== undefined) samplingFields.push([name, sampling[name]]);
+  for (const name of ["temperature", "top_p", "top_k", "max_tokens"] as const) if (sampling[name] !== undefined) samplingFields.push([name, sampling[name]]);
   const bodies = new RequestBodyBuilder(options.model);
   const callIdStem = `call_${hash31(options.episodeKey)}_`;
   let turn = 0;

@@ -84,6 +84,7 @@ class CollectingHandler implements Dispatcher.DispatchHandlers {
 export function createPoolTransport(baseUrl: string, options: TransportOptions): ChatTransport {
   const url = new URL(baseUrl);
   const prefix = url.pathname.replace(/\/$/, "");
+  const query = url.search;
   const pool = new Pool(url.origin, {
     connections: null,
     pipelining: 1,
@@ -95,7 +96,7 @@ export function createPoolTransport(baseUrl: string, options: TransportOptions):
     post(path, body, signal) {
       return new Promise<TransportResponse>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
-        pool.dispatch({ origin: url.origin, path: `${prefix}${path}`, method: "POST", headers, body }, new CollectingHandler(resolve, reject, signal));
+        pool.dispatch({ origin: url.origin, path: `${prefix}${path}${query}`, method: "POST", headers, body }, new CollectingHandler(resolve, reject, signal));
       });
     },
     close: () => pool.close(),
@@ -104,14 +105,16 @@ export function createPoolTransport(baseUrl: string, options: TransportOptions):
 
 /** A transport over a `fetch` function (tests, proxies, custom agents): slower, but any fetch works. */
 export function createFetchTransport(baseUrl: string, fetchImpl: typeof fetch, options: TransportOptions): ChatTransport {
-  const prefix = baseUrl.replace(/\/$/, "");
+  const url = new URL(baseUrl);
+  const prefix = `${url.origin}${url.pathname.replace(/\/$/, "")}`;
+  const query = url.search;
   const headers = { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${options.apiKey}` };
   return {
     async post(path, body, signal) {
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(new TransportTimeoutError(options.timeoutMs)), options.timeoutMs);
       try {
-        const response = await fetchImpl(`${prefix}${path}`, {
+        const response = await fetchImpl(`${prefix}${path}${query}`, {
           method: "POST",
           headers,
           body,
