@@ -345,6 +345,10 @@ process.stdout.write(
   `\nload average (1 min) before: ${format(loadBefore[0] as number)}; during: ${results.map((result) => `${result.server.split(" ")[0]} ${format(average(result.load))} (max ${format(Math.max(...result.load))})`).join(", ")} — ` +
     `includes the bench's own server + generator (≈ 2); more than that means other processes shared the ${availableParallelism()} CPUs\n`,
 );
+if (baseline?.server.includes("http=h11"))
+  notes.push(
+    "uvicorn ran on asyncio + h11; `pip install uvloop httptools` (what uvicorn[standard] adds) in that Python gives the faster FastAPI baseline (PYTHONPATH works too)",
+  );
 const busiest = Math.max(...results.flatMap((result) => result.load));
 if (busiest > availableParallelism() + 0.5)
   notes.push(

@@ -50,6 +50,8 @@ export type ModelSpec =
       maxRetries?: number;
       backoffMs?: number;
       fetch?: typeof fetch;
+      /** HTTP client: `undici` (default) or `openai` (the official npm client). */
+      client?: "undici" | "openai";
     }
   | { kind: "scripted"; label?: string; policy?: string };
 
@@ -110,7 +112,7 @@ function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedModel {
       pool: null,
     };
   }
-  const pool = new ReplicaPool({ baseUrls: spec.baseUrls, apiKey: spec.apiKey, timeoutMs: spec.timeoutMs, fetch: spec.fetch });
+  const pool = new ReplicaPool({ baseUrls: spec.baseUrls, apiKey: spec.apiKey, timeoutMs: spec.timeoutMs, fetch: spec.fetch, client: spec.client });
   const stats = createProviderStats();
   const sampling = { ...(spec.sampling ?? {}) } as Record<string, JsonValue>;
   return {

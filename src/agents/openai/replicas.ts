@@ -1,4 +1,5 @@
 import { UsageError } from "../../core/index.ts";
+import { createOpenAIClientTransport } from "./openai-client-transport.ts";
 import { createFetchTransport, createPoolTransport, type ChatTransport } from "./transport.ts";
 
 export interface Replica {
@@ -22,6 +23,8 @@ export interface ReplicaPoolOptions {
   cooldownMs?: number;
   /** Custom fetch (tests, proxies); default: an undici keep-alive connection pool per replica. */
   fetch?: typeof fetch;
+  /** HTTP client: `undici` (default, a pooled raw transport) or `openai` (the official npm client). */
+  client?: "undici" | "openai";
   now?: () => number;
 }
 
@@ -67,7 +70,9 @@ export class ReplicaPool {
       }
       const transport = options.fetch
         ? createFetchTransport(baseUrl, options.fetch, { apiKey, timeoutMs })
-        : createPoolTransport(baseUrl, { apiKey, timeoutMs });
+        : options.client === "openai"
+          ? createOpenAIClientTransport(baseUrl, { apiKey, timeoutMs })
+          : createPoolTransport(baseUrl, { apiKey, timeoutMs });
       return { baseUrl, transport, outstanding: 0, consecutiveFailures: 0, downUntil: 0, requests: 0, failures: 0 };
     });
   }

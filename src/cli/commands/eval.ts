@@ -28,11 +28,17 @@ export interface EvalCommandOptions {
   chatTemplateKwargs?: string;
   maxTurns?: number;
   timeout?: number;
+  httpClient?: string;
   maxRetries?: number;
   resume?: boolean;
   runId?: string;
   suite?: string;
   dataDir?: string;
+}
+
+function httpClient(value: string): "undici" | "openai" {
+  if (value === "undici" || value === "openai") return value;
+  throw new UsageError({ message: `--http-client must be 'undici' or 'openai', got '${value}'` });
 }
 
 const MODEL_TARGET = /^([A-Za-z0-9][\w.-]*)=([^#]+)#(.+)$/;
@@ -78,6 +84,7 @@ function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
       ...(kwargs ? { chatTemplateKwargs: kwargs as Record<string, JsonValue> } : {}),
       ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      ...(options.httpClient ? { client: httpClient(options.httpClient) } : {}),
     };
   });
 }
@@ -145,6 +152,7 @@ export function registerEval(program: Command, setExitCode: (code: number) => vo
     .option("--chat-template-kwargs <json>", `chat template kwargs, e.g. '{"enable_thinking": false}'`)
     .option("--max-turns <t>", "turn limit per episode (default: the environment's)", parseInteger("--max-turns"))
     .option("--timeout <seconds>", "per-request time-out (default 600)", parseNumber("--timeout"))
+    .option("--http-client <client>", "undici (default: pooled, fastest) or openai (the official openai npm client)")
     .option("--max-retries <n>", "retries of a failing model call before the episode is recorded as errored (default 6)", parseInteger("--max-retries"))
     .option("--out <dir>", "root of the run directories (default runs)")
     .option("--resume", "continue the newest run with the same options: finished episodes are kept, the rest rerun")
