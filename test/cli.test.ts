@@ -53,7 +53,13 @@ describe("toolgym CLI", () => {
     const shown = JSON.parse(toolgym(["show", "mock", "--seed", "2", "--index", "1", "--json", "--solution"]).stdout);
     const directory = mkdtempSync(join(tmpdir(), "toolgym-replay-"));
     const calls = join(directory, "calls.json");
-    writeFileSync(calls, JSON.stringify([{ name: "lookup", arguments: { key: shown.solution.key } }, { name: "finish", arguments: { answer: shown.solution.answer } }]));
+    writeFileSync(
+      calls,
+      JSON.stringify([
+        { name: "lookup", arguments: { key: shown.solution.key } },
+        { name: "finish", arguments: { answer: shown.solution.answer } },
+      ]),
+    );
     const result = toolgym(["replay", "mock", "--seed", "2", "--index", "1", "--calls", calls, "--json"]);
     assert.equal(result.code, 0, result.stderr);
     const trajectory = JSON.parse(result.stdout);
@@ -68,7 +74,9 @@ describe("toolgym CLI", () => {
     assert.match(result.stdout, /mock/);
     const results = findFiles(out, "results.jsonl");
     assert.equal(results.length, 1, `one results.jsonl under ${out}`);
-    const lines = readFileSync(results[0] as string, "utf8").trim().split("\n");
+    const lines = readFileSync(results[0] as string, "utf8")
+      .trim()
+      .split("\n");
     assert.equal(lines.length, 12);
     assert.ok(lines.every((line) => JSON.parse(line)));
   });

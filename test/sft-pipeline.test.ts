@@ -20,7 +20,10 @@ interface OutputRow {
 }
 
 function readRows(path: string): OutputRow[] {
-  return readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as OutputRow);
+  return readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as OutputRow);
 }
 
 test("malformed lines are reported by line number, the rest is processed in order by worker threads", async () => {
@@ -53,17 +56,27 @@ test("malformed lines are reported by line number, the rest is processed in orde
   );
   assert.match(threaded.issues[0].detail, /unterminated|expected/);
   const report = JSON.parse(readFileSync(join(work, "threads.jsonl.report.json"), "utf8")) as { issues: { line: number }[] };
-  assert.deepEqual(report.issues.map((issue) => issue.line), [6, 13, 24]);
+  assert.deepEqual(
+    report.issues.map((issue) => issue.line),
+    [6, 13, 24],
+  );
 
   const threadedRows = readRows(join(work, "threads.jsonl"));
   const expectedLines = lines.flatMap((line, index) => (good.includes(line) ? [index + 1] : []));
-  assert.deepEqual(threadedRows.map((row) => row.metadata.sft.line), expectedLines, "rows keep input order");
+  assert.deepEqual(
+    threadedRows.map((row) => row.metadata.sft.line),
+    expectedLines,
+    "rows keep input order",
+  );
 
   const inProcess = await prepareTau2Sft({ input, output: join(work, "single.jsonl"), modelDirectory: directory, maxTokens: 32768, workers: 0 });
   assert.deepEqual(readRows(join(work, "single.jsonl")), threadedRows);
   assert.equal(inProcess.label_tokens, threaded.label_tokens);
   assert.ok(threaded.label_token_share > 0 && threaded.label_token_share < 0.5);
-  assert.equal(threaded.token_histogram.reduce((sum, bucket) => sum + bucket.rows, 0), 24);
+  assert.equal(
+    threaded.token_histogram.reduce((sum, bucket) => sum + bucket.rows, 0),
+    24,
+  );
 
   // Parquet: explicit LIST<INT32> schema, the same rows
   await prepareTau2Sft({ input, output: join(work, "rows.parquet"), modelDirectory: directory, maxTokens: 32768, workers: 0 });

@@ -30,7 +30,10 @@ test("every truncated row keeps the policy, the final request and the target, wi
   writeFileSync(join(work, "tau2.jsonl"), `${lines.join("\n")}\n`);
   const maxTokens = 4500;
   const report = await prepareTau2Sft({ input: join(work, "tau2.jsonl"), output: join(work, "out.jsonl"), modelDirectory: directory, maxTokens });
-  const rows = readFileSync(join(work, "out.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as OutputRow);
+  const rows = readFileSync(join(work, "out.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as OutputRow);
 
   let truncated = 0;
   let shortened = 0;
@@ -55,9 +58,15 @@ test("every truncated row keeps the policy, the final request and the target, wi
     const labelIds = row.labels.filter((label) => label !== -100);
     assert.equal(tokenizer.decode(labelIds), full.slice(prompt.length), `line ${line}: labels are not the target turn`);
     assert.ok(text.endsWith(full.slice(prompt.length)));
-    assert.deepEqual(row.assistant_masks, row.labels.map((label) => (label === -100 ? 0 : 1)));
+    assert.deepEqual(
+      row.assistant_masks,
+      row.labels.map((label) => (label === -100 ? 0 : 1)),
+    );
     const firstLabel = row.labels.findIndex((label) => label !== -100);
-    assert.ok(row.labels.slice(firstLabel).every((label) => label !== -100), "labels are one contiguous block");
+    assert.ok(
+      row.labels.slice(firstLabel).every((label) => label !== -100),
+      "labels are one contiguous block",
+    );
     // shortened payloads keep a head and a tail of an original tool result, around the visible marker
     const originals = example.context.filter((message) => message.role === "tool").map((message) => message.content as string);
     const responses = [...text.matchAll(/<tool_response>\n([\s\S]*?)\n<\/tool_response>/g)].map((match) => match[1]);
@@ -71,7 +80,10 @@ test("every truncated row keeps the policy, the final request and the target, wi
       markers++;
       assert.ok(parts.head.length > 0 && parts.tail.length > 0, "head and tail are kept");
       assert.ok(
-        originals.some((original) => original.startsWith(parts.head) && original.endsWith(parts.tail) && parts.head.length + parts.removed + parts.tail.length === original.length),
+        originals.some(
+          (original) =>
+            original.startsWith(parts.head) && original.endsWith(parts.tail) && parts.head.length + parts.removed + parts.tail.length === original.length,
+        ),
         `line ${line}: shortened payload is not head + tail of an original`,
       );
     }

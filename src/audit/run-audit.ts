@@ -65,11 +65,18 @@ export function formatAuditTable(result: AuditResult, components: string[]): str
     id,
     summary.mean.toFixed(3),
     `[${summary.ci_low.toFixed(3)}, ${summary.ci_high.toFixed(3)}]`,
-    ...components.map((name) => (summary.components[name] === null || summary.components[name] === undefined ? "—" : (summary.components[name] as number).toFixed(3))),
+    ...components.map((name) =>
+      summary.components[name] === null || summary.components[name] === undefined ? "—" : (summary.components[name] as number).toFixed(3),
+    ),
   ]);
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] as string).length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] as number)).join("  ");
-  const lines = [`audit ${result.env}  n=${result.n}  seed=${result.seed}  split=${result.split}`, line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)];
+  const lines = [
+    `audit ${result.env}  n=${result.n}  seed=${result.seed}  split=${result.split}`,
+    line(header),
+    line(widths.map((width) => "-".repeat(width))),
+    ...rows.map(line),
+  ];
   lines.push("", `verdict: ${result.verdict.toUpperCase()}`);
   for (const failure of result.failures) lines.push(`  - ${failure}`);
   return lines.join("\n");

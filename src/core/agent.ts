@@ -11,7 +11,8 @@ export interface AgentRequest {
 
 /** A way the model's output was malformed; counted in the trajectory and fed back to the model. */
 export interface FormatError {
-  kind: "no_tool_call" | "unparsed_tool_call" | "invalid_json_arguments" | "unknown_tool" | "truncated" | "empty_response" | "invalid_arguments" | "invalid_action";
+  kind:
+    "no_tool_call" | "unparsed_tool_call" | "invalid_json_arguments" | "unknown_tool" | "truncated" | "empty_response" | "invalid_arguments" | "invalid_action";
   message: string;
 }
 

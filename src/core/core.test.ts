@@ -5,9 +5,27 @@ import { EnvConfigError, ProviderError, ToolgymError, createRandom, parseConfig,
 
 describe("core", () => {
   it("random streams are deterministic per key and differ between neighbouring keys", () => {
-    const a = Array.from({ length: 5 }, ((random) => () => random.next())(createRandom("x", 1, 2)));
-    const b = Array.from({ length: 5 }, ((random) => () => random.next())(createRandom("x", 1, 2)));
-    const c = Array.from({ length: 5 }, ((random) => () => random.next())(createRandom("x", 2, 1)));
+    const a = Array.from(
+      { length: 5 },
+      (
+        (random) => () =>
+          random.next()
+      )(createRandom("x", 1, 2)),
+    );
+    const b = Array.from(
+      { length: 5 },
+      (
+        (random) => () =>
+          random.next()
+      )(createRandom("x", 1, 2)),
+    );
+    const c = Array.from(
+      { length: 5 },
+      (
+        (random) => () =>
+          random.next()
+      )(createRandom("x", 2, 1)),
+    );
     assert.deepEqual(a, b);
     assert.notDeepEqual(a, c);
     const random = createRandom("range");
@@ -20,13 +38,25 @@ describe("core", () => {
   it("parseConfig names the bad key on one line", () => {
     const schema = z.strictObject({ size: z.number().default(3) });
     assert.deepEqual(parseConfig("demo", schema, "{}"), { size: 3 });
-    assert.throws(() => parseConfig("demo", schema, '{"sise": 4}'), (error: unknown) => error instanceof EnvConfigError && /'sise'/.test(error.message) && !error.message.includes("\n"));
-    assert.throws(() => parseConfig("demo", schema, '{"size": "big"}'), (error: unknown) => error instanceof EnvConfigError && /'size'/.test(error.message));
+    assert.throws(
+      () => parseConfig("demo", schema, '{"sise": 4}'),
+      (error: unknown) => error instanceof EnvConfigError && /'sise'/.test(error.message) && !error.message.includes("\n"),
+    );
+    assert.throws(
+      () => parseConfig("demo", schema, '{"size": "big"}'),
+      (error: unknown) => error instanceof EnvConfigError && /'size'/.test(error.message),
+    );
     assert.throws(() => parseConfig("demo", schema, "{not json"), /not valid JSON/);
   });
 
   it("a failing or out-of-range reward component is null with an error record, never 0", () => {
-    const { values, errors } = scoreComponents({ good: () => 0.5, broken: () => { throw new Error("boom"); }, wild: () => 1.5 });
+    const { values, errors } = scoreComponents({
+      good: () => 0.5,
+      broken: () => {
+        throw new Error("boom");
+      },
+      wild: () => 1.5,
+    });
     assert.equal(values.good, 0.5);
     assert.equal(values.broken, null);
     assert.equal(values.wild, null);

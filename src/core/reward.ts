@@ -16,7 +16,10 @@ export interface RewardBreakdown {
 
 export function checkUnitInterval(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0 || value > 1) {
-    throw new RewardError({ code: "REWARD_OUT_OF_RANGE", message: `reward component '${name}' = ${value} is outside [0, 1]; fix the component, scores are checked, never clamped` });
+    throw new RewardError({
+      code: "REWARD_OUT_OF_RANGE",
+      message: `reward component '${name}' = ${value} is outside [0, 1]; fix the component, scores are checked, never clamped`,
+    });
   }
   return value;
 }
@@ -31,7 +34,12 @@ export function scoreComponents(components: Record<string, () => number>): { val
     } catch (error) {
       values[name] = null;
       const message = error instanceof Error ? error.message : String(error);
-      errors.push({ type: "RewardError", code: RewardError.isInstance(error) ? error.code : "REWARD_FAILED", message: `component '${name}': ${message}`, boundary: "reward" });
+      errors.push({
+        type: "RewardError",
+        code: RewardError.isInstance(error) ? error.code : "REWARD_FAILED",
+        message: `component '${name}': ${message}`,
+        boundary: "reward",
+      });
     }
   }
   return { values, errors };

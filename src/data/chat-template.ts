@@ -187,20 +187,27 @@ export class ChatTemplate {
   static fromDirectory(directory: string): ChatTemplate {
     const configPath = join(directory, "tokenizer_config.json");
     if (!existsSync(configPath)) {
-      throw new DataError({ code: "MODEL_DIR_INVALID", message: `${configPath} is missing; pass --model-dir pointing at a tokenizer directory (tokenizer.json + tokenizer_config.json)` });
+      throw new DataError({
+        code: "MODEL_DIR_INVALID",
+        message: `${configPath} is missing; pass --model-dir pointing at a tokenizer directory (tokenizer.json + tokenizer_config.json)`,
+      });
     }
     const config = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
     const templatePath = join(directory, "chat_template.jinja");
     let source: unknown = existsSync(templatePath) ? readFileSync(templatePath, "utf8") : config.chat_template;
     if (Array.isArray(source)) source = (source as { name: string; template: string }[]).find((entry) => entry.name === "default")?.template;
     if (typeof source !== "string") {
-      throw new DataError({ code: "CHAT_TEMPLATE_MISSING", message: `${directory} has no chat template; add chat_template.jinja or a chat_template field to tokenizer_config.json` });
+      throw new DataError({
+        code: "CHAT_TEMPLATE_MISSING",
+        message: `${directory} has no chat template; add chat_template.jinja or a chat_template field to tokenizer_config.json`,
+      });
     }
     const specialTokens: Record<string, string> = {};
     for (const name of specialTokenNames) {
       const token = config[name];
       if (typeof token === "string") specialTokens[name] = token;
-      else if (token && typeof token === "object" && typeof (token as { content?: unknown }).content === "string") specialTokens[name] = (token as { content: string }).content;
+      else if (token && typeof token === "object" && typeof (token as { content?: unknown }).content === "string")
+        specialTokens[name] = (token as { content: string }).content;
     }
     return new ChatTemplate(source, specialTokens);
   }

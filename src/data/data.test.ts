@@ -27,7 +27,10 @@ test("parsePythonJson keeps float lexemes, big integers and integer-key order; d
   const text = '{"b": 100.0, "a": [1e-7, -0, 12345678901234567890], "m": {"10": 1, "2": 2, "x": "é\\n"}}';
   const value = parsePythonJson(text);
   assert.equal(pythonJsonDumps(value), '{"b": 100.0, "a": [1e-07, 0, 12345678901234567890], "m": {"10": 1, "2": 2, "x": "é\\n"}}');
-  assert.equal(pythonJsonDumps(value, { ensureAscii: true, separators: [",", ":"] }), '{"b":100.0,"a":[1e-07,0,12345678901234567890],"m":{"10":1,"2":2,"x":"\\u00e9\\n"}}');
+  assert.equal(
+    pythonJsonDumps(value, { ensureAscii: true, separators: [",", ":"] }),
+    '{"b":100.0,"a":[1e-07,0,12345678901234567890],"m":{"10":1,"2":2,"x":"\\u00e9\\n"}}',
+  );
   assert.equal(pythonJsonDumps({ a: [1, { b: null }] }, { indent: 2 }), '{\n  "a": [\n    1,\n    {\n      "b": null\n    }\n  ]\n}');
   assert.ok((value as { b: unknown }).b instanceof PythonFloat);
   assert.throws(() => parsePythonJson('{"a": 1'), /expected/);
@@ -67,7 +70,11 @@ test("normalisation handles every tool-call shape and Telecom user-side calls", 
     messages: [
       { role: "system", content: "policy" },
       { role: "user", content: "my phone" },
-      { role: "assistant", thinking: "old", tool_calls: [{ function: { name: "a", arguments: { x: new PythonFloat(1) } } }, { name: "b", arguments: '{"y":2}' }] },
+      {
+        role: "assistant",
+        thinking: "old",
+        tool_calls: [{ function: { name: "a", arguments: { x: new PythonFloat(1) } } }, { name: "b", arguments: '{"y":2}' }],
+      },
       { role: "tool", content: null },
       { role: "tool", content: { ok: true } },
       { role: "user", content: null, tool_calls: [{ name: "check_status_bar", arguments: {} }] },
@@ -81,7 +88,14 @@ test("normalisation handles every tool-call shape and Telecom user-side calls", 
   assert.deepEqual(example.context, [
     { role: "system", content: "policy" },
     { role: "user", content: "my phone" },
-    { role: "assistant", content: "", tool_calls: [{ name: "a", arguments: '{"x": 1.0}' }, { name: "b", arguments: '{"y":2}' }] },
+    {
+      role: "assistant",
+      content: "",
+      tool_calls: [
+        { name: "a", arguments: '{"x": 1.0}' },
+        { name: "b", arguments: '{"y":2}' },
+      ],
+    },
     { role: "tool", content: "" },
     { role: "tool", content: '{"ok": true}' },
     { role: "user", content: "no signal" },

@@ -12,15 +12,7 @@ export class PythonFloat {
 }
 
 export type PythonJsonValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | PythonFloat
-  | PythonJsonValue[]
-  | Map<string, PythonJsonValue>
-  | { [key: string]: PythonJsonValue };
+  null | boolean | number | bigint | string | PythonFloat | PythonJsonValue[] | Map<string, PythonJsonValue> | { [key: string]: PythonJsonValue };
 
 export class PythonJsonSyntaxError extends Error {}
 

@@ -31,7 +31,10 @@ describe("runEpisode", () => {
     assert.equal(trajectory.turns, 2);
     assert.equal(trajectory.reward?.total, 1);
     assert.equal(trajectory.formatErrors.count, 0);
-    assert.deepEqual(trajectory.steps.map((step) => step.name), ["lookup", "finish"]);
+    assert.deepEqual(
+      trajectory.steps.map((step) => step.name),
+      ["lookup", "finish"],
+    );
     assert.equal(trajectory.messages.filter((message) => message.role === "tool").length, 2);
   });
 

@@ -82,8 +82,17 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
 
     if (episode.protocol === "text") {
       const text = message.content ?? "";
-      const result = episode.reply ? episode.reply(text) : { content: "This environment takes tool calls.", isError: true, errorKind: "no_reply_handler", done: false };
-      steps.push({ turn: turns, name: "reply", arguments: text, result: result.content, isError: result.isError, ...(result.errorKind ? { errorKind: result.errorKind } : {}) });
+      const result = episode.reply
+        ? episode.reply(text)
+        : { content: "This environment takes tool calls.", isError: true, errorKind: "no_reply_handler", done: false };
+      steps.push({
+        turn: turns,
+        name: "reply",
+        arguments: text,
+        result: result.content,
+        isError: result.isError,
+        ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+      });
       if (result.isError && result.errorKind) formatErrors.push({ kind: "invalid_action", message: result.content });
       if (!result.done || result.content !== "") messages.push({ role: "user", content: result.content });
       if (result.done) termination = "finished";

@@ -17,6 +17,7 @@ export const mockPolicies: ScriptedPolicy<MockTask>[] = [
     id: "reckless_guess",
     kind: "pilot",
     description: "Answers at once with a guess.",
-    create: ({ random }) => createScriptedAgent("reckless_guess", () => ({ calls: [{ name: "finish", arguments: { answer: String(random.integer(100, 999)) } }] })),
+    create: ({ random }) =>
+      createScriptedAgent("reckless_guess", () => ({ calls: [{ name: "finish", arguments: { answer: String(random.integer(100, 999)) } }] })),
   },
 ];

@@ -27,7 +27,12 @@ export function getPolicies(envId: string): ScriptedPolicy<any>[] {
 export function getPolicy(envId: string, policyId: string): ScriptedPolicy<any> {
   const policy = getPolicies(envId).find((candidate) => candidate.id === policyId);
   if (!policy) {
-    throw new UsageError({ code: "POLICY_UNKNOWN", message: `unknown agent '${policyId}' for ${envId}; available: ${getPolicies(envId).map((candidate) => candidate.id).join(", ")}` });
+    throw new UsageError({
+      code: "POLICY_UNKNOWN",
+      message: `unknown agent '${policyId}' for ${envId}; available: ${getPolicies(envId)
+        .map((candidate) => candidate.id)
+        .join(", ")}`,
+    });
   }
   return policy;
 }

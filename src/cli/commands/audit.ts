@@ -21,7 +21,16 @@ export function registerAudit(program: Command, setExitCode: (code: number) => v
       const config = parseConfig(env.id, env.configSchema, options.config);
       const spec = getAuditSpec(env.id);
       const result = await runAudit({ env, spec, n: options.n, seed: options.seed, config, split: options.split, policies: options.policies?.split(",") });
-      if (options.json) writeJson({ env: result.env, n: result.n, seed: result.seed, split: result.split, policies: result.policies, verdict: result.verdict, failures: result.failures });
+      if (options.json)
+        writeJson({
+          env: result.env,
+          n: result.n,
+          seed: result.seed,
+          split: result.split,
+          policies: result.policies,
+          verdict: result.verdict,
+          failures: result.failures,
+        });
       else process.stdout.write(`${formatAuditTable(result, spec.components)}\n`);
       setExitCode(result.verdict === "pass" ? 0 : 1);
     });

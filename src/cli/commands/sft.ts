@@ -25,20 +25,25 @@ export function registerSft(program: Command, setExitCode: (code: number) => voi
     .option("--only-correct", "keep only rows with metadata.correct == 1")
     .option("--enable-thinking <bool>", "pass enable_thinking to the chat template (default: not passed)", parseBoolean)
     .option("--workers <n>", "worker threads (0 = in process)", parseInteger("--workers"), 2)
-    .action(async (input: string, options: { modelDir: string; out: string; maxTokens: number; onlyCorrect?: boolean; enableThinking?: boolean; workers: number }) => {
-      if (options.workers < 0) throw new UsageError({ message: "--workers must be 0 or more" });
-      const report = await prepareTau2Sft({
-        input,
-        output: options.out,
-        modelDirectory: options.modelDir,
-        maxTokens: options.maxTokens,
-        onlyCorrect: options.onlyCorrect ?? false,
-        enableThinking: options.enableThinking,
-        workers: options.workers,
-      });
-      process.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${options.out}.report.json\n`);
-      if (report.rows_out === 0) setExitCode(1);
-    });
+    .action(
+      async (
+        input: string,
+        options: { modelDir: string; out: string; maxTokens: number; onlyCorrect?: boolean; enableThinking?: boolean; workers: number },
+      ) => {
+        if (options.workers < 0) throw new UsageError({ message: "--workers must be 0 or more" });
+        const report = await prepareTau2Sft({
+          input,
+          output: options.out,
+          modelDirectory: options.modelDir,
+          maxTokens: options.maxTokens,
+          onlyCorrect: options.onlyCorrect ?? false,
+          enableThinking: options.enableThinking,
+          workers: options.workers,
+        });
+        process.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${options.out}.report.json\n`);
+        if (report.rows_out === 0) setExitCode(1);
+      },
+    );
   sft
     .command("synth")
     .description("Write realistic synthetic Tau2-format SFT lines (airline/retail/telecom) for tests and benchmarks.")

@@ -74,7 +74,10 @@ export class SftRowBuilder {
       const hint = this.options.enableThinking === false && target.reasoning_content ? " (enable_thinking=false with target reasoning, spec P1)" : "";
       const promptText = JSON.stringify(this.tokenizer.decode(promptIds.slice(difference, difference + 8)));
       const fullText = JSON.stringify(this.tokenizer.decode(fullIds.slice(difference, difference + 8)));
-      throw new RowSkip("prefix-mismatch", `prompt tokens are not a prefix of the full render at token ${difference} of ${promptIds.length}: prompt ${promptText} vs full ${fullText}${hint}`);
+      throw new RowSkip(
+        "prefix-mismatch",
+        `prompt tokens are not a prefix of the full render at token ${difference} of ${promptIds.length}: prompt ${promptText} vs full ${fullText}${hint}`,
+      );
     }
     if (fullIds.length === promptIds.length) throw new RowSkip("empty-labels", "the target renders to no tokens");
     return { line, inputIds: Int32Array.from(fullIds), promptLength: promptIds.length, metadata: example.metadata, truncation: fit.truncation };

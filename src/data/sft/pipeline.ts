@@ -108,11 +108,15 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
   const format = outputFormatOf(options.output);
   if (!format) throw new UsageError({ message: `--out ${options.output}: use a .jsonl or .parquet file name` });
   if (!Number.isInteger(options.maxTokens) || options.maxTokens < 1) throw new UsageError({ message: "--max-tokens must be a positive integer" });
-  if (!existsSync(options.input)) throw new DataError({ code: "SFT_INPUT_MISSING", message: `${options.input} does not exist; pass the path of a Tau2 SFT JSONL file` });
+  if (!existsSync(options.input))
+    throw new DataError({ code: "SFT_INPUT_MISSING", message: `${options.input} does not exist; pass the path of a Tau2 SFT JSONL file` });
   // fail here, with a clear message, rather than inside every worker
   ChatTemplate.fromDirectory(options.modelDirectory);
   if (!existsSync(join(options.modelDirectory, "tokenizer.json"))) {
-    throw new DataError({ code: "MODEL_DIR_INVALID", message: `${join(options.modelDirectory, "tokenizer.json")} is missing; --model-dir must hold the model's tokenizer.json` });
+    throw new DataError({
+      code: "MODEL_DIR_INVALID",
+      message: `${join(options.modelDirectory, "tokenizer.json")} is missing; --model-dir must hold the model's tokenizer.json`,
+    });
   }
   const started = performance.now();
   const workerCount = options.workers ?? 0;
@@ -172,5 +176,10 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
 }
 
 function pickRowOptions(options: Tau2SftOptions): SftRowOptions {
-  return { maxTokens: options.maxTokens, enableThinking: options.enableThinking, onlyCorrect: options.onlyCorrect, keepHistoryReasoning: options.keepHistoryReasoning };
+  return {
+    maxTokens: options.maxTokens,
+    enableThinking: options.enableThinking,
+    onlyCorrect: options.onlyCorrect,
+    keepHistoryReasoning: options.keepHistoryReasoning,
+  };
 }

@@ -110,11 +110,19 @@ export function formatSftReport(report: SftReport): string {
   const lines = [
     `rows in ${report.rows_in}, out ${report.rows_out}, skipped ${report.rows_in - report.rows_out} in ${report.seconds.toFixed(1)} s`,
     `tokens ${report.tokens} (label share ${(100 * report.label_token_share).toFixed(1)}%), longest row ${report.max_row_tokens}`,
-    `truncations: ${Object.entries(report.truncations).map(([kind, count]) => `${kind} ${count}`).join(", ")}`,
+    `truncations: ${Object.entries(report.truncations)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(", ")}`,
   ];
-  if (Object.keys(report.skipped).length > 0) lines.push(`skipped: ${Object.entries(report.skipped).map(([reason, count]) => `${reason} ${count}`).join(", ")}`);
+  if (Object.keys(report.skipped).length > 0)
+    lines.push(
+      `skipped: ${Object.entries(report.skipped)
+        .map(([reason, count]) => `${reason} ${count}`)
+        .join(", ")}`,
+    );
   lines.push(`token histogram: ${report.token_histogram.map((entry) => `${entry.bucket}: ${entry.rows}`).join(", ")}`);
   for (const issue of report.issues.slice(0, 20)) lines.push(`  line ${issue.line}: ${issue.reason}: ${issue.detail}`);
-  if (report.issues.length > 20 || report.issues_omitted > 0) lines.push(`  … ${report.issues.length - 20 + report.issues_omitted} more issues in the report file`);
+  if (report.issues.length > 20 || report.issues_omitted > 0)
+    lines.push(`  … ${report.issues.length - 20 + report.issues_omitted} more issues in the report file`);
   return lines.join("\n");
 }

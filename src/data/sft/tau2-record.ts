@@ -158,7 +158,9 @@ export function normaliseTau2Line(line: string, options: Tau2NormaliseOptions = 
   if (target.content === "" && !target.tool_calls) throw new RowSkip("empty-target", "the answer has neither content nor tool calls");
   const last = context.at(-1);
   if (!last) throw new RowSkip("empty-context", "no history messages before the answer");
-  if (last.role === "assistant") throw new RowSkip("context-ends-with-assistant", "the history ends with an assistant turn, so the generation prompt cannot be a prefix (spec P2)");
-  if (lastQueryIndex(context) < 0) throw new RowSkip("no-user-query", "no real user query in the history; the template would drop the target's reasoning (spec P3)");
+  if (last.role === "assistant")
+    throw new RowSkip("context-ends-with-assistant", "the history ends with an assistant turn, so the generation prompt cannot be a prefix (spec P2)");
+  if (lastQueryIndex(context) < 0)
+    throw new RowSkip("no-user-query", "no real user query in the history; the template would drop the target's reasoning (spec P3)");
   return { context, target, metadata };
 }

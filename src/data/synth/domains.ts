@@ -19,24 +19,52 @@ const tools: Record<SynthDomain, SynthTool[]> = {
   airline: [
     { name: "get_user_details", description: "Get the details of a user, including their reservations.", parameters: { user_id: "string" } },
     { name: "get_reservation_details", description: "Get the details of a reservation.", parameters: { reservation_id: "string" } },
-    { name: "search_direct_flight", description: "Search for direct flights between two cities on a specific date.", parameters: { origin: "string", destination: "string", date: "string" } },
-    { name: "update_reservation_flights", description: "Update the flight information of a reservation.", parameters: { reservation_id: "string", cabin: "string", flights: "array", payment_id: "string" } },
+    {
+      name: "search_direct_flight",
+      description: "Search for direct flights between two cities on a specific date.",
+      parameters: { origin: "string", destination: "string", date: "string" },
+    },
+    {
+      name: "update_reservation_flights",
+      description: "Update the flight information of a reservation.",
+      parameters: { reservation_id: "string", cabin: "string", flights: "array", payment_id: "string" },
+    },
     { name: "cancel_reservation", description: "Cancel the whole reservation.", parameters: { reservation_id: "string" } },
     { name: "send_certificate", description: "Send a certificate to a user. Be careful!", parameters: { user_id: "string", amount: "number" } },
   ],
   retail: [
-    { name: "find_user_id_by_name_zip", description: "Find user id by first name, last name, and zip code.", parameters: { first_name: "string", last_name: "string", zip: "string" } },
+    {
+      name: "find_user_id_by_name_zip",
+      description: "Find user id by first name, last name, and zip code.",
+      parameters: { first_name: "string", last_name: "string", zip: "string" },
+    },
     { name: "get_order_details", description: "Get the status and details of an order.", parameters: { order_id: "string" } },
     { name: "get_product_details", description: "Get the inventory details of a product.", parameters: { product_id: "string" } },
-    { name: "exchange_delivered_order_items", description: "Exchange items in a delivered order to new items of the same product type.", parameters: { order_id: "string", item_ids: "array", new_item_ids: "array", payment_method_id: "string" } },
-    { name: "return_delivered_order_items", description: "Return some items of a delivered order.", parameters: { order_id: "string", item_ids: "array", payment_method_id: "string" } },
+    {
+      name: "exchange_delivered_order_items",
+      description: "Exchange items in a delivered order to new items of the same product type.",
+      parameters: { order_id: "string", item_ids: "array", new_item_ids: "array", payment_method_id: "string" },
+    },
+    {
+      name: "return_delivered_order_items",
+      description: "Return some items of a delivered order.",
+      parameters: { order_id: "string", item_ids: "array", payment_method_id: "string" },
+    },
   ],
   telecom: [
     { name: "get_customer_by_phone", description: "Finds a customer by their primary contact or line phone number.", parameters: { phone_number: "string" } },
     { name: "get_details_by_id", description: "Retrieves the details for a given ID (customer, line, device, bill, plan).", parameters: { id: "string" } },
     { name: "suspend_line", description: "Suspends a specific line.", parameters: { customer_id: "string", line_id: "string", reason: "string" } },
-    { name: "refuel_data", description: "Refuels data for a specific line, adding to the customer's bill.", parameters: { customer_id: "string", line_id: "string", gb_amount: "number" } },
-    { name: "transfer_to_human_agents", description: "Transfer the user to a human agent, with a summary of the user's issue.", parameters: { summary: "string" } },
+    {
+      name: "refuel_data",
+      description: "Refuels data for a specific line, adding to the customer's bill.",
+      parameters: { customer_id: "string", line_id: "string", gb_amount: "number" },
+    },
+    {
+      name: "transfer_to_human_agents",
+      description: "Transfer the user to a human agent, with a summary of the user's issue.",
+      parameters: { summary: "string" },
+    },
   ],
 };
 
@@ -44,9 +72,48 @@ const tools: Record<SynthDomain, SynthTool[]> = {
 export const telecomUserTools = ["check_status_bar", "toggle_airplane_mode", "check_network_status", "reset_apn_settings", "run_speed_test"];
 
 const vocabulary: Record<SynthDomain, string[]> = {
-  airline: ["reservation", "basic economy", "cabin", "checked bag", "travel insurance", "certificate", "gift card", "segment", "layover", "membership tier", "compensation", "cancellation window"],
-  retail: ["order", "exchange", "return", "payment method", "gift card balance", "item option", "pending order", "delivered order", "refund", "tracking number", "zip code", "product variant"],
-  telecom: ["line", "data plan", "roaming", "APN settings", "airplane mode", "SIM card", "bill", "overdue balance", "data refuel", "device", "signal strength", "mobile data"],
+  airline: [
+    "reservation",
+    "basic economy",
+    "cabin",
+    "checked bag",
+    "travel insurance",
+    "certificate",
+    "gift card",
+    "segment",
+    "layover",
+    "membership tier",
+    "compensation",
+    "cancellation window",
+  ],
+  retail: [
+    "order",
+    "exchange",
+    "return",
+    "payment method",
+    "gift card balance",
+    "item option",
+    "pending order",
+    "delivered order",
+    "refund",
+    "tracking number",
+    "zip code",
+    "product variant",
+  ],
+  telecom: [
+    "line",
+    "data plan",
+    "roaming",
+    "APN settings",
+    "airplane mode",
+    "SIM card",
+    "bill",
+    "overdue balance",
+    "data refuel",
+    "device",
+    "signal strength",
+    "mobile data",
+  ],
 };
 
 const policyTemplates = [
@@ -77,7 +144,13 @@ function toolSchemaText(domain: SynthDomain): string {
         function: {
           name: tool.name,
           description: tool.description,
-          parameters: { type: "object", properties: Object.fromEntries(Object.entries(tool.parameters).map(([name, type]) => [name, { type, description: `The ${name.replaceAll("_", " ")}.` }])), required: Object.keys(tool.parameters) },
+          parameters: {
+            type: "object",
+            properties: Object.fromEntries(
+              Object.entries(tool.parameters).map(([name, type]) => [name, { type, description: `The ${name.replaceAll("_", " ")}.` }]),
+            ),
+            required: Object.keys(tool.parameters),
+          },
         },
       }),
     )
@@ -91,8 +164,13 @@ export function systemPrompt(domain: SynthDomain): string {
   const cached = systemPrompts.get(domain);
   if (cached) return cached;
   const random = createRandom("synth-policy", domain);
-  const sections = Array.from({ length: domain === "telecom" ? 18 : 11 }, (_, index) => `## ${domain} policy section ${index + 1}\n\n${Array.from({ length: random.integer(1, 2) }, () => paragraph(random, vocabulary[domain])).join("\n\n")}`);
-  const instruction = "You are a customer service agent that helps the user according to the <policy> provided below.\nIn each turn you can either:\n- Send a message to the user.\n- Make a tool call.\nYou cannot do both at the same time.\n\nTry to be helpful and always follow the policy. Always make sure you generate valid JSON only.";
+  const sections = Array.from(
+    { length: domain === "telecom" ? 18 : 11 },
+    (_, index) =>
+      `## ${domain} policy section ${index + 1}\n\n${Array.from({ length: random.integer(1, 2) }, () => paragraph(random, vocabulary[domain])).join("\n\n")}`,
+  );
+  const instruction =
+    "You are a customer service agent that helps the user according to the <policy> provided below.\nIn each turn you can either:\n- Send a message to the user.\n- Make a tool call.\nYou cannot do both at the same time.\n\nTry to be helpful and always follow the policy. Always make sure you generate valid JSON only.";
   const prompt = `<instructions>\n${instruction}\n</instructions>\n<policy>\n# ${domain[0].toUpperCase()}${domain.slice(1)} Agent Policy\n\nThe current time is 2024-05-15 15:00:00 EST.\n\n${sections.join("\n\n")}\n</policy>\n<tools>\n${toolSchemaText(domain)}\n</tools>`;
   systemPrompts.set(domain, prompt);
   return prompt;
@@ -116,12 +194,16 @@ export function toolArguments(random: Random, tool: SynthTool): Record<string, u
   const args: Record<string, unknown> = {};
   for (const [name, type] of Object.entries(tool.parameters)) {
     if (type === "number") args[name] = random.pick([new PythonFloat(100), 50, 2.5, new PythonFloat(1e-7 * 1e7), 0.00001, 1e16, 12.75]);
-    else if (type === "array") args[name] = Array.from({ length: random.integer(1, 3) }, () => (name === "flights" ? { flight_number: identifier(random, "HAT", 3), date: `2024-05-${random.integer(10, 28)}` } : identifier(random, "", 10)));
+    else if (type === "array")
+      args[name] = Array.from({ length: random.integer(1, 3) }, () =>
+        name === "flights" ? { flight_number: identifier(random, "HAT", 3), date: `2024-05-${random.integer(10, 28)}` } : identifier(random, "", 10),
+      );
     else if (name.includes("name")) args[name] = random.pick(name.startsWith("first") ? firstNames : lastNames);
     else if (name === "zip") args[name] = String(random.integer(10000, 99999));
     else if (name === "date") args[name] = `2024-05-${random.integer(16, 30)}`;
     else if (name === "origin" || name === "destination") args[name] = random.pick(cities);
-    else if (name === "summary" || name === "reason") args[name] = `User reports: ${random.pick(vocabulary.telecom)} issue — "${random.pick(["no service", "slow data", "can't call"])}"`;
+    else if (name === "summary" || name === "reason")
+      args[name] = `User reports: ${random.pick(vocabulary.telecom)} issue — "${random.pick(["no service", "slow data", "can't call"])}"`;
     else args[name] = identifier(random, name.split("_")[0].slice(0, 3) + "_");
   }
   if (random.chance(0.05)) return new Map<string, unknown>([["10", "ten"], ["2", "two"], ...Object.entries(args)]);

@@ -23,12 +23,35 @@ interface DialogShape {
 }
 
 const requests: Record<SynthDomain, string[]> = {
-  airline: ["I need to change my flight to a later date.", "Please cancel my reservation, I can't travel anymore.", "My flight was delayed and I want compensation.", "Can I upgrade my cabin to business?"],
-  retail: ["I want to exchange the keyboard I received for one with clicky switches.", "Please return the water bottle and the hiking boots from my last order.", "Where is my order? It has been two weeks.", "Can I change the shipping address of my pending order?"],
-  telecom: ["My phone has no mobile data since this morning.", "I'm abroad and roaming doesn't work.", "My bill looks too high this month.", "I can't send MMS messages with pictures."],
+  airline: [
+    "I need to change my flight to a later date.",
+    "Please cancel my reservation, I can't travel anymore.",
+    "My flight was delayed and I want compensation.",
+    "Can I upgrade my cabin to business?",
+  ],
+  retail: [
+    "I want to exchange the keyboard I received for one with clicky switches.",
+    "Please return the water bottle and the hiking boots from my last order.",
+    "Where is my order? It has been two weeks.",
+    "Can I change the shipping address of my pending order?",
+  ],
+  telecom: [
+    "My phone has no mobile data since this morning.",
+    "I'm abroad and roaming doesn't work.",
+    "My bill looks too high this month.",
+    "I can't send MMS messages with pictures.",
+  ],
 };
 
-const userReplies = ["Yes, please go ahead.", "My user id is in my profile, let me check... it's the one ending in 42.", "No, that's all I wanted.", "Hmm, can you double check the price first?", "yes", "Sure — the zip is 94107.", "I'd rather keep the original payment method."];
+const userReplies = [
+  "Yes, please go ahead.",
+  "My user id is in my profile, let me check... it's the one ending in 42.",
+  "No, that's all I wanted.",
+  "Hmm, can you double check the price first?",
+  "yes",
+  "Sure — the zip is 94107.",
+  "I'd rather keep the original payment method.",
+];
 
 function toolCall(random: Random, shape: DialogShape, tool: SynthTool, requestor?: string): Message {
   const args = toolArguments(random, tool);
@@ -40,12 +63,24 @@ function toolCall(random: Random, shape: DialogShape, tool: SynthTool, requestor
 
 function thinkingText(random: Random, domain: SynthDomain): string {
   const lead = random.pick(["", "\n", "  ", "\n\n"]);
-  const body = Array.from({ length: random.integer(1, 4) }, () => random.pick([`The user wants help with their ${domain} request; I should verify identity first.`, "Per policy I must confirm before making changes.", "The tool returned the details; compare them with what the user said.", "Only one action at a time, so call the lookup tool now."])).join(" ");
+  const body = Array.from({ length: random.integer(1, 4) }, () =>
+    random.pick([
+      `The user wants help with their ${domain} request; I should verify identity first.`,
+      "Per policy I must confirm before making changes.",
+      "The tool returned the details; compare them with what the user said.",
+      "Only one action at a time, so call the lookup tool now.",
+    ]),
+  ).join(" ");
   return `${lead}${body}${random.pick(["", "\n", " "])}`;
 }
 
 function assistantText(random: Random): string {
-  const text = random.pick(["I can help with that. Could you please provide your user id?", "Here are the details I found. Would you like me to proceed? Please answer yes to confirm.", "Done! Your request has been processed. Is there anything else?", "I'm sorry, but per our policy I can't do that. I can offer a certificate instead."]);
+  const text = random.pick([
+    "I can help with that. Could you please provide your user id?",
+    "Here are the details I found. Would you like me to proceed? Please answer yes to confirm.",
+    "Done! Your request has been processed. Is there anything else?",
+    "I'm sorry, but per our policy I can't do that. I can offer a certificate instead.",
+  ]);
   return random.chance(0.05) ? random.pick(["  \n", "\n\n", " "]) + text : text;
 }
 
@@ -76,18 +111,32 @@ function generateDialog(random: Random, domain: SynthDomain, shape: DialogShape)
       const userTool = random.pick(telecomUserTools);
       const calls = [{ id: `ucall_${step}`, name: userTool, arguments: {}, ...(shape.requestor ? { requestor: "user" } : {}) }];
       messages.push({ role: "user", content: random.chance(0.5) ? null : "", tool_calls: calls });
-      messages.push({ role: "tool", content: `Status bar: ${random.pick(["No signal", "4G", "Airplane mode on", "LTE | Data off"])}`, tool_call_id: `ucall_${step}`, ...(shape.requestor ? { requestor: "user" } : {}) });
+      messages.push({
+        role: "tool",
+        content: `Status bar: ${random.pick(["No signal", "4G", "Airplane mode on", "LTE | Data off"])}`,
+        tool_call_id: `ucall_${step}`,
+        ...(shape.requestor ? { requestor: "user" } : {}),
+      });
       messages.push({ role: "user", content: random.pick(["It shows no signal at all.", "It says airplane mode is on.", "I see 4G but nothing loads."]) });
     } else if (kind < 0.65) {
       const count = random.chance(0.3) ? random.integer(2, 3) : 1;
       const chosen = Array.from({ length: count }, () => random.pick(tools));
       const text = random.chance(0.15) ? "Let me look that up for you." : undefined;
-      const message = callMessage(random, shape, chosen.map((tool) => toolCall(random, shape, tool)), text);
+      const message = callMessage(
+        random,
+        shape,
+        chosen.map((tool) => toolCall(random, shape, tool)),
+        text,
+      );
       if (shape.historyThinking && shape.thinking) message.thinking = thinkingText(random, domain);
       messages.push(message);
       for (const tool of chosen) messages.push({ role: "tool", content: toolResult(random, domain, tool, step === largeStep), tool_call_id: "" });
     } else {
-      messages.push({ role: "assistant", content: assistantText(random), ...(shape.historyThinking && shape.thinking ? { thinking: thinkingText(random, domain) } : {}) });
+      messages.push({
+        role: "assistant",
+        content: assistantText(random),
+        ...(shape.historyThinking && shape.thinking ? { thinking: thinkingText(random, domain) } : {}),
+      });
       messages.push({ role: "user", content: random.pick(userReplies) });
     }
   }

@@ -44,7 +44,8 @@ export function describeEnvironmentContract(options: ContractOptions): void {
       const invalid = options.invalidConfig ?? { noSuchKey: 1 };
       assert.throws(
         () => parseConfig(env.id, env.configSchema, invalid),
-        (error: unknown) => ToolgymError.isInstance(error) && error instanceof EnvConfigError && error.message.includes(Object.keys(invalid as object)[0] as string),
+        (error: unknown) =>
+          ToolgymError.isInstance(error) && error instanceof EnvConfigError && error.message.includes(Object.keys(invalid as object)[0] as string),
       );
     });
     it("keeps hidden data out of the public view and the prompt", () => {
@@ -66,7 +67,12 @@ export function describeEnvironmentContract(options: ContractOptions): void {
     });
     it("answers nonsense calls with error results, never a throw", () => {
       const episode = env.start(env.generate({ split: env.defaultSplit, seed: 1, index: 0, config }));
-      const junk: Array<[string, unknown]> = [["no_such_tool", {}], ["", null], [episode.tools[0]?.function.name ?? "x", { wrong: [1, 2] }], [episode.tools[0]?.function.name ?? "x", "string"]];
+      const junk: Array<[string, unknown]> = [
+        ["no_such_tool", {}],
+        ["", null],
+        [episode.tools[0]?.function.name ?? "x", { wrong: [1, 2] }],
+        [episode.tools[0]?.function.name ?? "x", "string"],
+      ];
       for (const [name, args] of junk) {
         const result = episode.protocol === "text" && episode.reply ? episode.reply(String(args)) : episode.call(name, args);
         assert.equal(typeof result.content, "string");

@@ -20,12 +20,22 @@ const tools = [
   defineTool({
     name: "lookup",
     description: "Look up the value stored under a key. Returns {key, value} or an error for an unknown key.",
-    parameters: { type: "object", properties: { key: { type: "string", description: "The key, e.g. 'kalo'." } }, required: ["key"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { key: { type: "string", description: "The key, e.g. 'kalo'." } },
+      required: ["key"],
+      additionalProperties: false,
+    },
   }),
   defineTool({
     name: "finish",
     description: "End the episode with your answer.",
-    parameters: { type: "object", properties: { answer: { type: "string", description: "The value you found." } }, required: ["answer"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { answer: { type: "string", description: "The value you found." } },
+      required: ["answer"],
+      additionalProperties: false,
+    },
   }),
 ];
 
