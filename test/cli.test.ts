@@ -79,6 +79,11 @@ describe("toolgym CLI", () => {
       .split("\n");
     assert.equal(lines.length, 12);
     assert.ok(lines.every((line) => JSON.parse(line)));
+    const summaries = findFiles(out, "summary.json");
+    assert.equal(summaries.length, 1);
+    const summary = JSON.parse(readFileSync(summaries[0] as string, "utf8"));
+    assert.equal(summary.scored, 12);
+    assert.equal(summary.mean, 1);
   });
 });
 

@@ -309,6 +309,7 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     if (model.stats)
       (metadata as RunMetadata & { provider?: JsonValue }).provider = { ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue;
     writeMetadata(directory, metadata);
+    writeFileSync(join(directory, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
   }
   return summary;
 }
