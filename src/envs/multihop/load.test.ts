@@ -97,6 +97,19 @@ describe("multihop loaders", () => {
     }
   });
 
+  it("decodes multi-byte UTF-8 characters cut by the 1 MiB read boundary, and drops a byte-order mark", () => {
+    const file = join(directory, "utf8-straddle.json");
+    for (const character of ["é", "–", "😀"]) {
+      for (let shift = 0; shift < 4; shift++) {
+        const records = [{ text: `${"x".repeat((1 << 20) - 16 + shift)}${character.repeat(8)}` }, { text: `Σ${character}` }];
+        writeFileSync(file, `\ufeff${JSON.stringify(records)}`);
+        const seen: unknown[] = [];
+        readJsonArray({ file }, (value) => seen.push(value));
+        assert.deepEqual(seen, records, `${character} shift ${shift}`);
+      }
+    }
+  });
+
   it("refuses a truncated array even in skip-bad mode", () => {
     const file = join(directory, "truncated.json");
     writeFileSync(file, wikiText.slice(0, 5000));

@@ -34,6 +34,19 @@ export interface SkippedRecord {
 
 const CHUNK_BYTES = 1 << 20;
 
+/** End of the last complete UTF-8 character in bytes[0, size) (a cut multi-byte character is left out). */
+function completeUtf8End(bytes: Buffer, size: number): number {
+  for (let back = 1; back <= 3 && back <= size; back++) {
+    const byte = bytes[size - back] as number;
+    if (byte < 0x80) return size;
+    if (byte >= 0xc0) {
+      const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+      return needed > back ? size - back : size;
+    }
+  }
+  return size;
+}
+
 function* readChunks(file: string): Generator<string> {
   let descriptor: number;
   try {
@@ -46,16 +59,22 @@ function* readChunks(file: string): Generator<string> {
       cause: error,
     });
   }
-  const decoder = new TextDecoder("utf-8");
+  // Buffer#toString decodes UTF-8 about twice as fast as a streaming TextDecoder; a character cut by
+  // the chunk boundary is carried over to the next chunk, and a leading byte-order mark is dropped.
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let carried = 0;
+  let first = true;
   try {
     for (;;) {
-      const size = readSync(descriptor, buffer, 0, CHUNK_BYTES, null);
-      if (size === 0) break;
-      yield decoder.decode(buffer.subarray(0, size), { stream: true });
+      const size = carried + readSync(descriptor, buffer, carried, CHUNK_BYTES - carried, null);
+      if (size === carried) break;
+      const start = first && size >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+      first = false;
+      const end = completeUtf8End(buffer, size);
+      yield buffer.toString("utf8", start, end);
+      carried = buffer.copy(buffer, 0, end, size);
     }
-    const rest = decoder.decode();
-    if (rest) yield rest;
+    if (carried > 0) yield buffer.toString("utf8", 0, carried);
   } finally {
     closeSync(descriptor);
   }

@@ -13,12 +13,12 @@ export interface CorpusDocument {
 }
 
 export interface Corpus {
-  documents: CorpusDocument[];
+  documents: readonly CorpusDocument[];
   index: CompactBm25;
-  /** Exact title → document positions, in corpus order. */
-  byTitle: Map<string, number[]>;
-  /** Lowercased, whitespace-collapsed title → document positions (fallback for `read`). */
-  byLooseTitle: Map<string, number[]>;
+  /** Exact title → document positions, in corpus order (built on first use for small corpora). */
+  byTitle?: Map<string, number[]>;
+  /** Lowercased, whitespace-collapsed title → document positions (fallback for `read`; built on first use). */
+  byLooseTitle?: Map<string, number[]>;
 }
 
 export function documentKey(document: CorpusDocument): string {
@@ -29,44 +29,44 @@ function looseTitle(title: string): string {
   return title.toLowerCase().split(/\s+/u).filter(Boolean).join(" ");
 }
 
-export function createCorpus(documents: CorpusDocument[]): Corpus {
-  const byTitle = new Map<string, number[]>();
-  const byLooseTitle = new Map<string, number[]>();
-  documents.forEach((document, position) => {
-    (byTitle.get(document.title) ?? byTitle.set(document.title, []).get(document.title))?.push(position);
-    const loose = looseTitle(document.title);
-    (byLooseTitle.get(loose) ?? byLooseTitle.set(loose, []).get(loose))?.push(position);
-  });
-  const index = new CompactBm25(documents.map((document) => `${document.title} ${document.text}`));
-  return { documents, index, byTitle, byLooseTitle };
+function appendTo(map: Map<string, number[]>, key: string, position: number): void {
+  const positions = map.get(key);
+  if (positions) positions.push(position);
+  else map.set(key, [position]);
+}
+
+/** A corpus over `documents`; each is indexed as its title followed by its text. */
+export function createCorpus(documents: readonly CorpusDocument[], options: { byTitle?: Map<string, number[]> } = {}): Corpus {
+  const index = new CompactBm25(documents.map((document) => [document.title, document.text]));
+  return { documents, index, ...(options.byTitle ? { byTitle: options.byTitle } : {}) };
+}
+
+/**
+ * The example's own paragraphs as a corpus (`search` mode). Built per episode (10–20 paragraphs, a few
+ * microseconds) rather than cached, so a long run does not keep thousands of small indexes alive.
+ */
+export function exampleCorpus(example: MultihopExample): Corpus {
+  return createCorpus(example.paragraphs);
 }
 
 const poolCorpora = new WeakMap<MultihopDataset, Corpus>();
-
-/**
- * The example's own paragraphs as a corpus (`search` mode). Built per episode (10–20 paragraphs, well
- * under a millisecond) rather than cached, so a long run does not keep thousands of small indexes alive.
- */
-export function exampleCorpus(example: MultihopExample): Corpus {
-  return createCorpus(example.paragraphs.map((paragraph) => ({ title: paragraph.title, text: paragraph.text })));
-}
 
 /** Every distinct (title, text) paragraph of the loaded file, in file order (`pool` mode). */
 export function poolCorpus(dataset: MultihopDataset): Corpus {
   let corpus = poolCorpora.get(dataset);
   if (!corpus) {
-    const seen = new Set<string>();
+    const byTitle = new Map<string, number[]>();
     const documents: CorpusDocument[] = [];
     for (const example of dataset.examples) {
       for (const paragraph of example.paragraphs) {
-        const document = { title: paragraph.title, text: paragraph.text };
-        const key = documentKey(document);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        documents.push(document);
+        const sameTitle = byTitle.get(paragraph.title);
+        if (sameTitle?.some((position) => (documents[position] as CorpusDocument).text === paragraph.text)) continue;
+        if (sameTitle) sameTitle.push(documents.length);
+        else byTitle.set(paragraph.title, [documents.length]);
+        documents.push({ title: paragraph.title, text: paragraph.text });
       }
     }
-    corpus = createCorpus(documents);
+    corpus = createCorpus(documents, { byTitle });
     poolCorpora.set(dataset, corpus);
   }
   return corpus;
@@ -74,7 +74,17 @@ export function poolCorpus(dataset: MultihopDataset): Corpus {
 
 /** Documents titled `title` (exact, else case- and space-insensitive), in corpus order. */
 export function documentsTitled(corpus: Corpus, title: string): number[] {
-  return corpus.byTitle.get(title) ?? corpus.byLooseTitle.get(looseTitle(title)) ?? [];
+  if (!corpus.byTitle) {
+    corpus.byTitle = new Map();
+    corpus.documents.forEach((document, position) => appendTo(corpus.byTitle as Map<string, number[]>, document.title, position));
+  }
+  const exact = corpus.byTitle.get(title);
+  if (exact) return exact;
+  if (!corpus.byLooseTitle) {
+    corpus.byLooseTitle = new Map();
+    corpus.documents.forEach((document, position) => appendTo(corpus.byLooseTitle as Map<string, number[]>, looseTitle(document.title), position));
+  }
+  return corpus.byLooseTitle.get(looseTitle(title)) ?? [];
 }
 
 /** The start of a paragraph, cut at a word boundary: search results show this, `read` shows all. */
