@@ -4,6 +4,7 @@ import { nearDuplicate } from "./names.ts";
 import { describeChain, goalSentence } from "./phrasing.ts";
 import { normalizeValue, type Chain, type Descriptor, type Goal, type Requirement, type SearchPlanTask } from "./task.ts";
 import { IN_DISTRIBUTION_THEMES, OOD_THEMES, themeByName, type FieldSpec, type RelationSpec, type Theme } from "./themes.ts";
+import { NO_TABLES, tablesOf, type ThemeTables, type TypeTables } from "./theme-tables.ts";
 import { generateWorld, randomFieldValue, type World, type WorldRecord } from "./world.ts";
 
 interface Context {
@@ -11,96 +12,83 @@ interface Context {
   config: SearchPlanConfig;
   random: Random;
   world: World;
-  byId: Map<string, WorldRecord>;
   /** Probability that a chain starts from a member of the surname cluster. */
   clusterStart: number;
+  /** The theme's tables (theme-tables.ts). */
+  tables: ThemeTables;
+  /** The first and last records of the chain `buildChain` returned last. */
+  start: WorldRecord;
+  end: WorldRecord;
 }
 
-/** Per theme, computed once: each type's fields and the functional relations leaving it. */
-interface ThemeTables {
-  fields: Map<string, FieldSpec[]>;
-  functionalFrom: Map<string, RelationSpec[]>;
+function typeTables(context: Context, type: string): TypeTables {
+  return context.tables.types.get(type) ?? NO_TABLES;
 }
 
-const themeTables = new WeakMap<Theme, ThemeTables>();
-
-function tablesOf(theme: Theme): ThemeTables {
-  let tables = themeTables.get(theme);
-  if (!tables) {
-    tables = { fields: new Map(), functionalFrom: new Map() };
-    for (const type of theme.types) {
-      tables.fields.set(type.name, type.fields);
-      tables.functionalFrom.set(
-        type.name,
-        theme.relations.filter((relation) => relation.functional && relation.from === type.name),
-      );
+function describeStart(context: Context, index: number, avoidField: string | null): Descriptor {
+  const { world, random } = context;
+  const record = world.records[index] as WorldRecord;
+  const cluster = world.cluster;
+  const tables = typeTables(context, record.type);
+  if (cluster && world.clusterIndices.includes(index)) {
+    const candidates: FieldSpec[] = [];
+    for (const field of tables.fields) {
+      if (field.kind !== "date" || field.name === avoidField) continue;
+      const value = record.fields[field.name];
+      let same = 0;
+      for (const member of world.clusterIndices) if ((world.records[member] as WorldRecord).fields[field.name] === value) same++;
+      if (same === 1) candidates.push(field);
     }
-    themeTables.set(theme, tables);
-  }
-  return tables;
-}
-
-const NO_FIELDS: FieldSpec[] = [];
-
-function fieldsOf(context: Context, type: string): FieldSpec[] {
-  return tablesOf(context.theme).fields.get(type) ?? NO_FIELDS;
-}
-
-function functionalFrom(context: Context, type: string): RelationSpec[] {
-  return tablesOf(context.theme).functionalFrom.get(type) ?? [];
-}
-
-function describeStart(context: Context, record: WorldRecord, avoidField: string | null): Descriptor {
-  const cluster = context.world.cluster;
-  if (cluster && cluster.ids.includes(record.id)) {
-    const members = cluster.ids.map((id) => context.byId.get(id) as WorldRecord);
-    const candidates = fieldsOf(context, record.type).filter(
-      (field) =>
-        field.kind === "date" && field.name !== avoidField && members.filter((member) => member.fields[field.name] === record.fields[field.name]).length === 1,
-    );
     if (candidates.length > 0) {
-      const field = context.random.pick(candidates).name;
+      const field = random.pick(candidates).name;
       return { by: "attribute", type: record.type, id: record.id, word: cluster.word, field, value: record.fields[field] as string };
     }
   }
-  const codeField = fieldsOf(context, record.type).find((field) => field.code);
-  if (codeField && codeField.name !== avoidField && context.random.chance(0.3)) {
+  const codeField = tables.codeField;
+  if (codeField && codeField.name !== avoidField && random.chance(0.3)) {
     return { by: "code", type: record.type, id: record.id, field: codeField.name, code: record.fields[codeField.name] as string };
   }
   return { by: "name", type: record.type, id: record.id, name: record.name };
 }
 
-/** A random walk of `length` functional relations over distinct records, ending on an accepted type. */
+/**
+ * A random walk of `length` functional relations over distinct records, ending on an accepted type.
+ * Leaves the chain's first and last records in `context.start` and `context.end`.
+ */
 function buildChain(context: Context, length: number, accept: (record: WorldRecord) => boolean): Chain | null {
-  const { random } = context;
-  const cluster = context.world.cluster;
+  const { random, world } = context;
+  const { cluster, records, functional, stride } = world;
   for (let attempt = 0; attempt < 30; attempt++) {
     const useCluster = cluster !== null && random.chance(context.clusterStart);
-    let current = useCluster && cluster ? (context.byId.get(random.pick(cluster.ids)) as WorldRecord) : random.pick(context.world.records);
+    const first = useCluster ? random.pick(world.clusterIndices) : Math.floor(random.next() * records.length);
+    let index = first;
+    let current = records[index] as WorldRecord;
     const ids = [current.id];
     const relations: string[] = [];
     let ok = true;
     for (let step = 0; step < length && ok; step++) {
-      const options = functionalFrom(context, current.type);
-      const relation = random.pick(options);
-      const link = current.links.find((candidate) => candidate.relation === relation.name);
-      const next = link ? context.byId.get(link.target) : undefined;
-      if (!next || ids.includes(next.id)) ok = false;
+      const tables = typeTables(context, current.type);
+      const options = tables.functionalFrom;
+      if (options.length === 0) throw new RangeError("pick from an empty list");
+      const option = Math.floor(random.next() * options.length);
+      const nextIndex = functional[index * stride + (tables.linkSlots[option] as number)] as number;
+      const next = records[nextIndex] as WorldRecord;
+      if (ids.includes(next.id)) ok = false;
       else {
-        relations.push(relation.name);
+        relations.push((options[option] as RelationSpec).name);
         ids.push(next.id);
         current = next;
+        index = nextIndex;
       }
     }
     if (!ok || !accept(current)) continue;
-    const start = describeStart(context, context.byId.get(ids[0] as string) as WorldRecord, null);
+    const start = describeStart(context, first, null);
+    context.start = records[first] as WorldRecord;
+    context.end = current;
     return { start, relations, ids };
   }
   return null;
 }
-
-const endOf = (context: Context, chain: Chain): WorldRecord => context.byId.get(chain.ids[chain.ids.length - 1] as string) as WorldRecord;
-const writable = (field: FieldSpec): boolean => !field.readOnly && !field.code;
 
 function differentValue(context: Context, field: FieldSpec, current: unknown): string | number {
   if (field.kind === "enum") return context.random.pick((field.values as readonly string[]).filter((value) => value !== current));
@@ -114,9 +102,10 @@ function differentValue(context: Context, field: FieldSpec, current: unknown): s
 function lookupGoal(context: Context, hops: number): Goal | null {
   const chain = buildChain(context, hops - 1, () => true);
   if (!chain) return null;
-  const end = endOf(context, chain);
+  const end = context.end;
   const avoid = chain.start.by === "code" || chain.start.by === "attribute" ? chain.start.field : null;
-  const fields = fieldsOf(context, end.type).filter((field) => !field.code && (hops > 1 || field.name !== avoid));
+  const readable = typeTables(context, end.type).readable;
+  const fields = hops > 1 || avoid === null ? readable : readable.filter((field) => field.name !== avoid);
   if (hops > 1 && context.random.chance(0.3)) return { kind: "lookup", chain, field: null, answer: end.name };
   const field = context.random.pick(fields);
   return { kind: "lookup", chain, field: field.name, answer: String(end.fields[field.name]) };
@@ -125,53 +114,53 @@ function lookupGoal(context: Context, hops: number): Goal | null {
 function updateGoal(context: Context, length: number): Goal | null {
   const chain = buildChain(context, length, () => true);
   if (!chain) return null;
-  const end = endOf(context, chain);
-  const field = context.random.pick(fieldsOf(context, end.type).filter(writable));
+  const end = context.end;
+  const field = context.random.pick(typeTables(context, end.type).writable);
   return { kind: "update", chain, field: field.name, value: differentValue(context, field, end.fields[field.name]) };
 }
 
 function linkGoal(context: Context, length: number): Goal | null {
-  const relation = context.random.pick(context.theme.relations.filter((candidate) => !candidate.functional));
+  const relation = context.random.pick(context.tables.linkable);
   const source = buildChain(context, length, (record) => record.type === relation.from);
+  const from = context.end;
   const target = buildChain(context, context.random.integer(0, length), (record) => record.type === relation.to);
+  const to = context.end;
   if (!source || !target) return null;
-  const from = endOf(context, source);
-  const to = endOf(context, target);
   if (from === to || from.links.some((link) => link.relation === relation.name && link.target === to.id)) return null;
   return { kind: "link", source, relation: relation.name, target };
 }
 
+/** Scratch list of the copy pairs whose values differ (reused: a copy goal picks one and keeps no reference). */
+const differing: Array<[FieldSpec, FieldSpec]> = [];
+
 function copyGoal(context: Context, length: number): Goal | null {
   const from = buildChain(context, length, () => true);
+  const source = context.end;
   const to = buildChain(context, context.random.integer(0, length), () => true);
+  const target = context.end;
   if (!from || !to) return null;
-  const source = endOf(context, from);
-  const target = endOf(context, to);
   if (source === target) return null;
-  const pairs: Array<[FieldSpec, FieldSpec]> = [];
-  for (const fromField of fieldsOf(context, source.type).filter((field) => !field.code)) {
-    for (const toField of fieldsOf(context, target.type).filter(writable)) {
-      const compatible = fromField.kind === toField.kind && (fromField.kind !== "enum" || fromField.values?.join() === toField.values?.join());
-      if (compatible && source.fields[fromField.name] !== target.fields[toField.name]) pairs.push([fromField, toField]);
-    }
+  differing.length = 0;
+  for (const pair of typeTables(context, source.type).copyPairs.get(target.type) ?? []) {
+    if (source.fields[pair[0].name] !== target.fields[pair[1].name]) differing.push(pair);
   }
-  if (pairs.length === 0) return null;
-  const [fromField, toField] = context.random.pick(pairs);
+  if (differing.length === 0) return null;
+  const [fromField, toField] = context.random.pick(differing);
   return { kind: "copy", from, fromField: fromField.name, to, toField: toField.name, value: source.fields[fromField.name] as string | number };
 }
 
 function suitsConditional(context: Context, record: WorldRecord): boolean {
-  const fields = fieldsOf(context, record.type);
-  return fields.some((field) => field.kind === "integer" || field.kind === "money") && fields.some((field) => field.kind === "enum" && writable(field));
+  const tables = typeTables(context, record.type);
+  return tables.numeric.length > 0 && tables.writableEnums.length > 0;
 }
 
 function conditionalGoal(context: Context, length: number): Goal | null {
   const chain = buildChain(context, length, (record) => suitsConditional(context, record));
   if (!chain) return null;
-  const end = endOf(context, chain);
-  const fields = fieldsOf(context, end.type);
-  const test = context.random.pick(fields.filter((field) => field.kind === "integer" || field.kind === "money"));
-  const target = context.random.pick(fields.filter((field) => field.kind === "enum" && writable(field)));
+  const end = context.end;
+  const tables = typeTables(context, end.type);
+  const test = context.random.pick(tables.numeric);
+  const target = context.random.pick(tables.writableEnums);
   const observed = end.fields[test.name] as number;
   const span = Math.max(1, Math.round(((test.max as number) - (test.min as number)) / 10));
   const greater = context.random.chance(0.5);
@@ -183,18 +172,24 @@ function conditionalGoal(context: Context, length: number): Goal | null {
   return { kind: "conditional", chain, testField: test.name, threshold, field: target.name, thenValue, elseValue, value: correct };
 }
 
+function hasName(records: readonly WorldRecord[], name: string): boolean {
+  const lower = name.toLowerCase();
+  for (const record of records) if (record.name.toLowerCase() === lower) return true;
+  return false;
+}
+
 function impossibleGoal(context: Context, length: number): Goal | null {
   const { random } = context;
   if (random.chance(0.5)) {
     const base = buildChain(context, length, () => true);
     if (!base) return null;
-    const startRecord = context.byId.get(base.ids[0] as string) as WorldRecord;
+    const startRecord = context.start;
     const name = nearDuplicate(startRecord.name, random);
-    if (!name || context.world.records.some((record) => record.name.toLowerCase() === name.toLowerCase())) return null;
+    if (!name || hasName(context.world.records, name)) return null;
     const chain: Chain = { start: { by: "missing", type: startRecord.type, name }, relations: base.relations, ids: [] };
     return { kind: "impossible", chain, reason: `no ${startRecord.type} is named "${name}"`, asked: random.chance(0.5) ? "lookup" : "update" };
   }
-  const relation = random.pick(context.theme.relations.filter((candidate) => !candidate.functional));
+  const relation = random.pick(context.tables.linkable);
   const base = buildChain(
     context,
     Math.max(0, length - 1),
@@ -316,26 +311,44 @@ export interface GenerateOptions {
   allowedThemes: readonly string[];
 }
 
-/** Generates one task: a world, a goal and its hidden plan. Pure function of its arguments. */
-export function generateTask(options: GenerateOptions): SearchPlanTask {
-  const { envId, split, seed, index, config } = options;
-  const themes = config.themes ?? options.allowedThemes;
+/** Theme lists already checked, with the allowed list they were checked against (configs repeat across tasks). */
+const validatedThemes = new WeakMap<readonly string[], readonly string[]>();
+
+function validateThemes(envId: string, split: string, themes: readonly string[], allowedThemes: readonly string[]): void {
   for (const name of themes) {
     if (!themeByName(name))
       throw new EnvConfigError({
         message: `${envId}: config key 'themes': unknown theme '${name}'; themes: ${[...IN_DISTRIBUTION_THEMES, ...OOD_THEMES].join(", ")}`,
       });
-    if (!options.allowedThemes.includes(name))
+    if (!allowedThemes.includes(name))
       throw new EnvConfigError({
-        message: `${envId}: config key 'themes': theme '${name}' is not available in split '${split}' (allowed: ${options.allowedThemes.join(", ")})`,
+        message: `${envId}: config key 'themes': theme '${name}' is not available in split '${split}' (allowed: ${allowedThemes.join(", ")})`,
       });
+  }
+}
+
+/** Generates one task: a world, a goal and its hidden plan. Pure function of its arguments. */
+export function generateTask(options: GenerateOptions): SearchPlanTask {
+  const { envId, split, seed, index, config } = options;
+  const themes = config.themes ?? options.allowedThemes;
+  if (validatedThemes.get(themes) !== options.allowedThemes) {
+    validateThemes(envId, split, themes, options.allowedThemes);
+    validatedThemes.set(themes, options.allowedThemes);
   }
   const random = createRandom(envId, split, seed, index);
   const theme = themeByName(random.pick(themes)) as Theme;
   const world = generateWorld(theme, config, random.fork("world"));
-  const byId = new Map<string, WorldRecord>();
-  for (const record of world.records) byId.set(record.id, record);
-  const context: Context = { theme, config, random: random.fork("task"), world, byId, clusterStart: world.cluster ? 0.5 : 0 };
+  const first = world.records[0] as WorldRecord;
+  const context: Context = {
+    theme,
+    config,
+    random: random.fork("task"),
+    world,
+    clusterStart: world.cluster ? 0.5 : 0,
+    tables: tablesOf(theme),
+    start: first,
+    end: first,
+  };
   let family = pickFamily(context);
   let goals = makeGoals(context, family);
   for (let attempt = 0; !goals && attempt < 8; attempt++) goals = makeGoals(context, family);
@@ -355,9 +368,12 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
     if (goal.kind === "update") statedValues.add(normalizeValue(goal.value));
     if (goal.kind === "conditional") [goal.thenValue, goal.elseValue].forEach((value) => statedValues.add(normalizeValue(value)));
   }
-  const chains = goals.flatMap((goal) =>
-    "chain" in goal ? [goal.chain] : goal.kind === "link" ? [goal.source, goal.target] : goal.kind === "copy" ? [goal.from, goal.to] : [],
-  );
+  let hops = -Infinity;
+  for (const goal of goals) {
+    if ("chain" in goal) hops = Math.max(hops, goal.chain.relations.length + 1);
+    else if (goal.kind === "link") hops = Math.max(hops, goal.source.relations.length + 1, goal.target.relations.length + 1);
+    else if (goal.kind === "copy") hops = Math.max(hops, goal.from.relations.length + 1, goal.to.relations.length + 1);
+  }
   return {
     env: envId,
     split,
@@ -372,7 +388,7 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
     answer: lookup && lookup.kind === "lookup" ? lookup.answer : null,
     requirements: requirementsOf(goals),
     statedValues: [...statedValues].sort(),
-    hops: Math.max(...chains.map((chain) => chain.relations.length + 1)),
+    hops,
     slack: config.slack,
   };
 }

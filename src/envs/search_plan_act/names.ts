@@ -67,8 +67,8 @@ const lookalikes: Record<string, string> = {
 };
 
 /** Every onset + vowel + coda combination, plain and capitalised: one random draw per syllable. */
-const SYLLABLES: string[] = [];
-const CAPITALISED: string[] = [];
+export const SYLLABLES: string[] = [];
+export const CAPITALISED: string[] = [];
 for (const onset of onsets) {
   for (const vowel of vowels) {
     for (const coda of new Set(codas)) {
@@ -78,6 +78,9 @@ for (const onset of onsets) {
     }
   }
 }
+/** The first letter of each vowel (what a surname takes from one), in `vowels` order. */
+export const VOWEL_INITIALS: readonly string[] = vowels.map((vowel) => vowel.charAt(0));
+export const SURNAME_ENDS: readonly string[] = surnameEnds;
 
 function syllable(random: Random): string {
   return SYLLABLES[Math.floor(random.next() * SYLLABLES.length)] as string;
@@ -93,7 +96,7 @@ export function givenName(random: Random): string {
 }
 
 export function surname(random: Random): string {
-  return capitalSyllable(random) + random.pick(vowels).charAt(0) + random.pick(surnameEnds);
+  return capitalSyllable(random) + random.pick(VOWEL_INITIALS) + random.pick(surnameEnds);
 }
 
 export function placeName(random: Random): string {
@@ -105,21 +108,68 @@ export function wordName(random: Random): string {
   return capitalSyllable(random) + syllable(random);
 }
 
+/** Look-alike letter codes by lowercase ASCII code (-1: none). */
+const LOOKALIKE_CODES = new Int16Array(128).fill(-1);
+for (const [letter, replacement] of Object.entries(lookalikes)) LOOKALIKE_CODES[letter.charCodeAt(0)] = replacement.charCodeAt(0);
+/** For each lowercase vowel code, the other four vowels' codes in "aeiou" order (what a vowel may become). */
+const OTHER_VOWELS: Array<readonly number[] | undefined> = [];
+for (const vowel of "aeiou") OTHER_VOWELS[vowel.charCodeAt(0)] = [..."aeiou"].filter((other) => other !== vowel).map((other) => other.charCodeAt(0));
+
+/**
+ * The edit `nearDuplicate` makes to `name`, as `position * 65536 + replacement character code`, or -1
+ * when no change is possible. Draws exactly what `nearDuplicate` draws.
+ */
+export function nearDuplicateEdit(name: string, random: Random): number {
+  const start = name.lastIndexOf(" ") + 1;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const position = start + random.integer(0, name.length - start - 1);
+    const code = name.charCodeAt(position);
+    let replacement: number;
+    if (code < 128) {
+      const lower = code >= 65 && code <= 90 ? code + 32 : code;
+      replacement = LOOKALIKE_CODES[lower] as number;
+      if (replacement < 0) {
+        const others = OTHER_VOWELS[lower];
+        if (others === undefined) continue;
+        replacement = others[Math.floor(random.next() * others.length)] as number;
+      }
+      if (code !== lower) replacement -= 32;
+    } else {
+      replacement = generalReplacement(name, position, random);
+      if (replacement < 0) continue;
+    }
+    return position * 65536 + replacement;
+  }
+  return -1;
+}
+
+/** The replacement text of the last `generalReplacement` (casing a non-ASCII letter may change its length). */
+let generalText = "";
+const GENERAL = 65535;
+
+/** The replacement beyond ASCII (or past the end of the name), by the general string rules: GENERAL, or -1 for none. */
+function generalReplacement(name: string, position: number, random: Random): number {
+  const letter = name.charAt(position);
+  const lower = letter.toLowerCase();
+  let replacement = lookalikes[lower];
+  if (replacement === undefined && "aeiou".includes(lower)) replacement = random.pick(["a", "e", "i", "o", "u"].filter((vowel) => vowel !== lower));
+  if (replacement === undefined) return -1;
+  generalText = letter !== lower ? replacement.toUpperCase() : replacement;
+  return GENERAL;
+}
+
+/** `name` with `edit` (a non-negative result of `nearDuplicateEdit`, applied right after it) made. */
+export function applyEdit(name: string, edit: number): string {
+  const position = Math.floor(edit / 65536);
+  const code = edit % 65536;
+  return name.slice(0, position) + (code === GENERAL ? generalText : String.fromCharCode(code)) + name.slice(position + 1);
+}
+
 /**
  * A near-duplicate of `name`: one letter of its last word swapped for a look-alike ("Calloway" →
  * "Galloway"), or one vowel changed. Returns null when no change is possible.
  */
 export function nearDuplicate(name: string, random: Random): string | null {
-  const start = name.lastIndexOf(" ") + 1;
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const position = start + random.integer(0, name.length - start - 1);
-    const letter = name.charAt(position);
-    const lower = letter.toLowerCase();
-    let replacement = lookalikes[lower];
-    if (replacement === undefined && "aeiou".includes(lower)) replacement = random.pick(["a", "e", "i", "o", "u"].filter((vowel) => vowel !== lower));
-    if (replacement === undefined) continue;
-    if (letter !== lower) replacement = replacement.toUpperCase();
-    return name.slice(0, position) + replacement + name.slice(position + 1);
-  }
-  return null;
+  const edit = nearDuplicateEdit(name, random);
+  return edit < 0 ? null : applyEdit(name, edit);
 }

@@ -1,7 +1,8 @@
 import type { Random } from "../../core/index.ts";
 import type { SearchPlanConfig } from "./config.ts";
-import { givenName, nearDuplicate, placeName, surname, wordName } from "./names.ts";
-import type { FieldSpec, Theme, TypeSpec } from "./themes.ts";
+import { placeName, surname } from "./names.ts";
+import { nameKind, WorldNames, type NameKind } from "./naming.ts";
+import type { FieldSpec, RelationSpec, Theme, TypeSpec } from "./themes.ts";
 
 export type FieldValue = string | number;
 
@@ -24,6 +25,15 @@ export interface World {
   places: string[];
   /** Surname shared by a cluster of people (OOD attribute descriptors), or null. */
   cluster: { type: string; word: string; ids: string[] } | null;
+  /**
+   * The target of each functional link, as an index into `records`: record i's link over the j-th
+   * functional relation leaving its type (in theme order; its links[j]) is at `i * stride + j`.
+   * Shared scratch: valid until the next `generateWorld` call.
+   */
+  functional: Int32Array;
+  stride: number;
+  /** Indices into `records` of the cluster's members, in `cluster.ids` order. */
+  clusterIndices: number[];
 }
 
 const TWO_DIGITS = Array.from({ length: 32 }, (_, value) => String(value).padStart(2, "0"));
@@ -58,8 +68,12 @@ export function randomFieldValue(field: FieldSpec, random: Random, places: reado
   }
 }
 
-/** "0192" for 192: ids are made for every record of every task. */
-const FOUR_DIGITS = Array.from({ length: 10000 }, (_, number) => String(10000 + number).slice(1));
+/**
+ * "00" to "99" and "000" to "999": the parts of id and code numbers ("EMP-" + "01" + "92", "PX-" + "44" +
+ * "712"), cheaper than converting numbers to strings; small tables stay in cache.
+ */
+const HUNDRED = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, "0"));
+const THOUSAND = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, "0"));
 
 /**
  * The record-id numbers taken, per id prefix: a stamp per number ("EMP-0192" → 192), equal to the
@@ -82,37 +96,138 @@ function nextWorldStamp(): number {
   return ++worldStamp;
 }
 
-/** What naming a world's records needs to know (module-level helpers, not per-world closures). */
-interface Naming {
-  random: Random;
-  config: SearchPlanConfig;
-  usedNames: Set<string>;
-  /** Surnames of the people named so far (thing names may reuse one). */
-  surnames: string[];
-  cluster: World["cluster"];
+const ENUM = 0;
+const INTEGER = 1;
+const MONEY = 2;
+const DATE = 3;
+const STRING = 4;
+const CODE = 5;
+const KINDS: Record<FieldSpec["kind"], number> = { enum: ENUM, integer: INTEGER, money: MONEY, date: DATE, string: STRING };
+
+/** A field, ready to draw: what `randomFieldValue` reads, as numbers. */
+interface FieldPlan {
+  name: string;
+  kind: number;
+  low: number;
+  high: number;
+  step: number;
+  values: readonly string[];
+  /** CODE fields: the start of a code ("PX-") and the index of its prefix's list of numbers taken in a world. */
+  codeStart: string;
+  codeGroup: number;
 }
 
-function freshName(naming: Naming, type: TypeSpec, inCluster: boolean): string {
-  const { random, cluster, surnames } = naming;
-  if (type.naming === "person") return `${givenName(random)} ${inCluster && cluster ? cluster.word : surname(random)}`;
-  const word = surnames.length > 0 && random.chance(naming.config.sharedWordRate) ? random.pick(surnames) : wordName(random);
-  return `${word} ${random.pick(type.naming)}`;
+interface TypePlan {
+  spec: TypeSpec;
+  /** "EMP-" */
+  idStart: string;
+  names: NameKind;
+  stamps: Uint8Array;
+  fields: FieldPlan[];
+  /** Makes the fields object of a record of this type from its values in field order. */
+  makeFields: (values: readonly FieldValue[]) => Record<string, FieldValue>;
 }
 
-function makeName(naming: Naming, type: TypeSpec, sameType: WorldRecord[], inCluster: boolean): string {
-  const { random, usedNames } = naming;
-  if (!inCluster && sameType.length > 0 && random.chance(naming.config.nearDuplicateRate)) {
-    const copy = nearDuplicate(random.pick(sameType).name, random);
-    if (copy && !usedNames.has(copy)) return copy;
+interface RelationPlan {
+  spec: RelationSpec;
+  from: number;
+  to: number;
+  /** For functional relations: the position among the functional relations leaving `from`. */
+  slot: number;
+}
+
+/** A theme, computed once: its types and relations by index. */
+interface ThemePlan {
+  types: TypePlan[];
+  people: TypeSpec[];
+  relations: RelationPlan[];
+  /** The most functional relations leaving one type. */
+  stride: number;
+  /** Distinct code prefixes (a world keeps one list of the numbers taken per prefix). */
+  codeGroups: number;
+}
+
+const themePlans = new WeakMap<Theme, ThemePlan>();
+
+function fieldPlan(field: FieldSpec, codeGroups: string[]): FieldPlan {
+  const high = field.max ?? 0;
+  let codeGroup = -1;
+  if (field.code) {
+    codeGroup = codeGroups.indexOf(field.code);
+    if (codeGroup < 0) codeGroup = codeGroups.push(field.code) - 1;
   }
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const name = freshName(naming, type, inCluster);
-    if (!usedNames.has(name)) return name;
+  return {
+    name: field.name,
+    kind: field.code ? CODE : KINDS[field.kind],
+    low: field.min ?? 0,
+    high,
+    step: high >= 100000 ? 100 : 5,
+    values: field.values ?? [],
+    codeStart: `${field.code}-`,
+    codeGroup,
+  };
+}
+
+/**
+ * A function that returns `{name0: values[0], name1: values[1], …}` as one object literal: every record
+ * of a type then shares one hidden class, which property-by-property stores with varying names (a
+ * megamorphic path, taken for every field of every record) would not give. The names come from the
+ * theme definitions and are quoted as JSON strings.
+ */
+function fieldsMaker(fields: readonly FieldSpec[]): TypePlan["makeFields"] {
+  const properties = fields.map((field, index) => `${JSON.stringify(field.name)}: values[${index}]`);
+  return new Function("values", `return { ${properties.join(", ")} };`) as TypePlan["makeFields"];
+}
+
+function planOf(theme: Theme): ThemePlan {
+  let plan = themePlans.get(theme);
+  if (plan) return plan;
+  const codeGroups: string[] = [];
+  const types = theme.types.map((spec): TypePlan => ({
+    spec,
+    idStart: `${spec.prefix}-`,
+    names: nameKind(spec.naming),
+    stamps: idStamps(spec.prefix),
+    fields: spec.fields.map((field) => fieldPlan(field, codeGroups)),
+    makeFields: fieldsMaker(spec.fields),
+  }));
+  const indexOf = (name: string) => theme.types.findIndex((type) => type.name === name);
+  const slots = theme.types.map(() => 0);
+  const relations = theme.relations.map((spec): RelationPlan => {
+    const from = indexOf(spec.from);
+    return { spec, from, to: indexOf(spec.to), slot: spec.functional ? (slots[from] as number)++ : -1 };
+  });
+  for (const type of theme.types) while (fieldValues.length < type.fields.length) fieldValues.push("");
+  plan = {
+    types,
+    people: theme.types.filter((type) => type.naming === "person"),
+    relations,
+    stride: Math.max(1, ...slots),
+    codeGroups: codeGroups.length,
+  };
+  themePlans.set(theme, plan);
+  return plan;
+}
+
+/** `World.functional` of the world built last (reused: a world is used up before the next is built). */
+let functionalScratch = new Int32Array(1024);
+
+/** The values of the record being made, in field order (scratch: `makeFields` copies the ones it names). */
+const fieldValues: FieldValue[] = [];
+
+function drawValue(field: FieldPlan, random: Random, places: readonly string[]): FieldValue {
+  switch (field.kind) {
+    case ENUM:
+      return random.pick(field.values);
+    case INTEGER:
+      return random.integer(field.low, field.high);
+    case MONEY:
+      return Math.round(random.integer(field.low, field.high) / field.step) * field.step;
+    case DATE:
+      return randomDate(random);
+    default:
+      return random.pick(places);
   }
-  const base = freshName(naming, type, inCluster);
-  let suffix = 2;
-  while (usedNames.has(`${base} ${suffix}`)) suffix++;
-  return `${base} ${suffix}`;
 }
 
 /**
@@ -120,90 +235,104 @@ function makeName(naming: Naming, type: TypeSpec, sameType: WorldRecord[], inClu
  * relation, a few linkable links, and the distractors the config asks for.
  */
 export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Random): World {
-  const types = theme.types;
-  const people = types.filter((type) => type.naming === "person");
+  const plan = planOf(theme);
+  const types = plan.types;
   const places: string[] = [];
   for (let i = 0; i < 6; i++) places.push(placeName(random));
   const counts = types.map(() => 3);
   for (let extra = config.worldSize - 3 * types.length; extra > 0; extra--) counts[random.integer(0, types.length - 1)]++;
 
   const stamp = nextWorldStamp();
-  // The numbers of the codes made so far, per code prefix ("PX-44712" → 44712).
-  const usedCodeNumbers = new Map<string, number[]>();
-  const byType = new Map<string, WorldRecord[]>();
   const records: WorldRecord[] = [];
+  /** Where each type's records start in `records` (they are made type by type). */
+  const offsets: number[] = [];
 
   let cluster: World["cluster"] = null;
-  if (config.nameClusterSize > 0 && people.length > 0) {
-    cluster = { type: random.pick(people).name, word: surname(random), ids: [] };
+  const clusterIndices: number[] = [];
+  if (config.nameClusterSize > 0 && plan.people.length > 0) {
+    cluster = { type: random.pick(plan.people).name, word: surname(random), ids: [] };
   }
-  const naming: Naming = { random, config, usedNames: new Set<string>(), surnames: [], cluster };
+  const codesTaken: number[][] = [];
+  for (let group = 0; group < plan.codeGroups; group++) codesTaken.push([]);
+  const names = new WorldNames(random, config.nearDuplicateRate, config.sharedWordRate, cluster ? cluster.word : null);
 
   for (let typeIndex = 0; typeIndex < types.length; typeIndex++) {
-    const type = types[typeIndex] as TypeSpec;
+    const typePlan = types[typeIndex] as TypePlan;
+    const type = typePlan.spec;
     const list: WorldRecord[] = [];
-    byType.set(type.name, list);
+    const nameHashes: number[] = [];
+    offsets.push(records.length);
     let count = counts[typeIndex] as number;
     const clusterSize = cluster && cluster.type === type.name ? config.nameClusterSize : 0;
     count = Math.max(count, clusterSize + 2);
-    const stamps = idStamps(type.prefix);
-    const typeFields = type.fields;
-    const usedCodes = typeFields.map((field) => {
-      if (!field.code) return [];
-      let used = usedCodeNumbers.get(field.code);
-      if (!used) usedCodeNumbers.set(field.code, (used = []));
-      return used;
-    });
-    const isPerson = type.naming === "person";
+    const stamps = typePlan.stamps;
+    const fieldPlans = typePlan.fields;
     for (let position = 0; position < count; position++) {
       let number: number;
       do number = random.integer(0, 9999);
       while (stamps[number] === stamp);
       stamps[number] = stamp;
-      const id = `${type.prefix}-${FOUR_DIGITS[number]}`;
+      const id = typePlan.idStart + HUNDRED[Math.floor(number / 100)] + HUNDRED[number % 100];
       const inCluster = position < clusterSize;
-      const name = makeName(naming, type, list, inCluster);
-      naming.usedNames.add(name);
-      if (isPerson) naming.surnames.push(name.slice(name.lastIndexOf(" ") + 1));
-      const fields: Record<string, FieldValue> = {};
-      for (let fieldIndex = 0; fieldIndex < typeFields.length; fieldIndex++) {
-        const field = typeFields[fieldIndex] as FieldSpec;
-        if (field.code) {
-          const used = usedCodes[fieldIndex] as number[];
+      const name = names.make(typePlan.names, list, nameHashes, inCluster);
+      nameHashes.push(names.lastHash());
+      for (let fieldIndex = 0; fieldIndex < fieldPlans.length; fieldIndex++) {
+        const field = fieldPlans[fieldIndex] as FieldPlan;
+        if (field.kind === CODE) {
+          const used = codesTaken[field.codeGroup] as number[];
           let code: number;
           do code = random.integer(10000, 99999);
           while (used.includes(code));
           used.push(code);
-          fields[field.name] = `${field.code}-${code}`;
+          // Codes run from 10000 to 99999: two digits, then three.
+          fieldValues[fieldIndex] = field.codeStart + HUNDRED[Math.floor(code / 1000)] + THOUSAND[code % 1000];
         } else {
-          fields[field.name] = randomFieldValue(field, random, places);
+          fieldValues[fieldIndex] = drawValue(field, random, places);
         }
       }
+      const fields = typePlan.makeFields(fieldValues);
       const record: WorldRecord = { id, type: type.name, name, fields, links: [] };
-      if (inCluster && cluster) cluster.ids.push(id);
+      if (inCluster && cluster) {
+        cluster.ids.push(id);
+        clusterIndices.push(records.length);
+      }
       list.push(record);
       records.push(record);
     }
   }
+  offsets.push(records.length);
 
-  for (const relation of theme.relations) {
-    const sources = byType.get(relation.from) as WorldRecord[];
-    const targets = byType.get(relation.to) as WorldRecord[];
-    if (relation.functional) {
-      for (const source of sources) {
-        let target = random.pick(targets);
-        while (target === source) target = random.pick(targets);
-        source.links.push({ relation: relation.name, target: target.id });
+  const stride = plan.stride;
+  if (functionalScratch.length < records.length * stride) functionalScratch = new Int32Array(records.length * stride * 2);
+  const functional = functionalScratch;
+  for (const relation of plan.relations) {
+    const sourceStart = offsets[relation.from] as number;
+    const sourceCount = (offsets[relation.from + 1] as number) - sourceStart;
+    const targetStart = offsets[relation.to] as number;
+    const targetCount = (offsets[relation.to + 1] as number) - targetStart;
+    const name = relation.spec.name;
+    if (relation.spec.functional) {
+      for (let source = sourceStart; source < sourceStart + sourceCount; source++) {
+        let target = targetStart + Math.floor(random.next() * targetCount);
+        while (target === source) target = targetStart + Math.floor(random.next() * targetCount);
+        const targetRecord = records[target] as WorldRecord;
+        (records[source] as WorldRecord).links.push({ relation: name, target: targetRecord.id });
+        functional[source * stride + relation.slot] = target;
       }
     } else {
-      const linkCount = Math.floor(sources.length / 3);
+      const linkCount = Math.floor(sourceCount / 3);
       for (let i = 0; i < linkCount; i++) {
-        const source = random.pick(sources);
-        const target = random.pick(targets);
-        if (target === source || source.links.some((link) => link.relation === relation.name && link.target === target.id)) continue;
-        source.links.push({ relation: relation.name, target: target.id });
+        const source = records[sourceStart + Math.floor(random.next() * sourceCount)] as WorldRecord;
+        const target = records[targetStart + Math.floor(random.next() * targetCount)] as WorldRecord;
+        if (target === source || hasLink(source, name, target.id)) continue;
+        source.links.push({ relation: name, target: target.id });
       }
     }
   }
-  return { records, places, cluster };
+  return { records, places, cluster, functional, stride, clusterIndices };
+}
+
+function hasLink(source: WorldRecord, relation: string, target: string): boolean {
+  for (const link of source.links) if (link.relation === relation && link.target === target) return true;
+  return false;
 }

@@ -1,0 +1,251 @@
+import type { Random } from "../../core/index.ts";
+import { applyEdit, CAPITALISED, nearDuplicateEdit, SURNAME_ENDS, SYLLABLES, VOWEL_INITIALS } from "./names.ts";
+
+/**
+ * Unique record names for one world, fast. Every name is built from syllable tables, so its hash (a
+ * polynomial over its characters, mod 2^32) is combined from the parts' precomputed hashes without
+ * reading the new string; the set of names taken is an open-addressing table of those hashes, and
+ * strings are compared only when two hashes meet. The random draws are exactly those of `givenName`,
+ * `surname`, `wordName` and `nearDuplicate` (names.ts), in the same order.
+ */
+const BASE = 0x01000193;
+const POWERS = new Int32Array(256);
+POWERS[0] = 1;
+for (let length = 1; length < POWERS.length; length++) POWERS[length] = Math.imul(POWERS[length - 1] as number, BASE);
+
+/** BASE ** length, mod 2^32. */
+function power(length: number): number {
+  if (length < POWERS.length) return POWERS[length] as number;
+  let result = POWERS[POWERS.length - 1] as number;
+  for (let extra = length - POWERS.length + 1; extra > 0; extra--) result = Math.imul(result, BASE);
+  return result;
+}
+
+export function hashText(text: string): number {
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/** The hash of `left + right` from the hash of each and the length of `right`. */
+function join(left: number, right: number, rightLength: number): number {
+  return (Math.imul(left, power(rightLength)) + right) | 0;
+}
+
+const SPACE = 32;
+const hashesOf = (texts: readonly string[]): Int32Array => Int32Array.from(texts, hashText);
+const SYLLABLE_HASHES = hashesOf(SYLLABLES);
+const CAPITALISED_HASHES = hashesOf(CAPITALISED);
+const VOWEL_INITIAL_HASHES = hashesOf(VOWEL_INITIALS);
+const SURNAME_END_HASHES = hashesOf(SURNAME_ENDS);
+const SYLLABLE_COUNT = SYLLABLES.length;
+
+/** How a type names its records: people ("First Last") or things ("Word Noun", with the nouns' hashes). */
+export interface NameKind {
+  person: boolean;
+  nouns: readonly string[];
+  nounHashes: Int32Array;
+}
+
+export function nameKind(naming: "person" | readonly string[]): NameKind {
+  return naming === "person" ? { person: true, nouns: [], nounHashes: new Int32Array(0) } : { person: false, nouns: naming, nounHashes: hashesOf(naming) };
+}
+
+/** Open-addressing table of the names taken in the world being built (cleared by stamp, never reallocated while it fits). */
+let capacity = 1024;
+let slotHashes = new Int32Array(capacity);
+let slotStamps = new Uint32Array(capacity);
+let slotNames: string[] = new Array<string>(capacity).fill("");
+let tableStamp = 0;
+let tableSize = 0;
+
+function slotOf(hash: number): number {
+  return Math.imul(hash, 0x9e3779b1) >>> 0;
+}
+
+export class WorldNames {
+  /** Surnames of the people named so far (thing names may reuse one), and their hashes. */
+  readonly surnames: string[] = [];
+  private readonly surnameHashes: number[] = [];
+  /** The hash of the last name made, and (people) its last word and that word's hash. */
+  private hash = 0;
+  private lastWord = "";
+  private lastWordHash = 0;
+  private readonly clusterHash: number;
+
+  constructor(
+    private readonly random: Random,
+    private readonly nearDuplicateRate: number,
+    private readonly sharedWordRate: number,
+    private readonly clusterWord: string | null,
+  ) {
+    this.clusterHash = clusterWord === null ? 0 : hashText(clusterWord);
+    if (++tableStamp === 0xffffffff) {
+      slotStamps.fill(0);
+      tableStamp = 1;
+    }
+    tableSize = 0;
+  }
+
+  has(name: string, hash: number): boolean {
+    const mask = capacity - 1;
+    for (let slot = slotOf(hash) & mask; slotStamps[slot] === tableStamp; slot = (slot + 1) & mask) {
+      if (slotHashes[slot] === hash && slotNames[slot] === name) return true;
+    }
+    return false;
+  }
+
+  private add(name: string, hash: number): void {
+    if (tableSize * 2 >= capacity) grow();
+    const mask = capacity - 1;
+    let slot = slotOf(hash) & mask;
+    while (slotStamps[slot] === tableStamp) slot = (slot + 1) & mask;
+    slotStamps[slot] = tableStamp;
+    slotHashes[slot] = hash;
+    slotNames[slot] = name;
+    tableSize++;
+  }
+
+  /** A given name + surname (the cluster's surname when `inCluster`); sets `hash` and the last word. */
+  private freshPerson(inCluster: boolean): string {
+    const random = this.random;
+    const first = Math.floor(random.next() * SYLLABLE_COUNT);
+    const second = Math.floor(random.next() * SYLLABLE_COUNT);
+    let given = (CAPITALISED[first] as string) + SYLLABLES[second];
+    let hash = join(CAPITALISED_HASHES[first] as number, SYLLABLE_HASHES[second] as number, (SYLLABLES[second] as string).length);
+    if (!(random.next() < 0.5)) {
+      const third = Math.floor(random.next() * SYLLABLE_COUNT);
+      given += SYLLABLES[third];
+      hash = join(hash, SYLLABLE_HASHES[third] as number, (SYLLABLES[third] as string).length);
+    }
+    let word: string;
+    let wordHash: number;
+    if (inCluster && this.clusterWord !== null) {
+      word = this.clusterWord;
+      wordHash = this.clusterHash;
+    } else {
+      const start = Math.floor(random.next() * SYLLABLE_COUNT);
+      const vowel = Math.floor(random.next() * VOWEL_INITIALS.length);
+      const end = Math.floor(random.next() * SURNAME_ENDS.length);
+      word = (CAPITALISED[start] as string) + VOWEL_INITIALS[vowel] + SURNAME_ENDS[end];
+      wordHash = join(
+        join(CAPITALISED_HASHES[start] as number, VOWEL_INITIAL_HASHES[vowel] as number, 1),
+        SURNAME_END_HASHES[end] as number,
+        (SURNAME_ENDS[end] as string).length,
+      );
+    }
+    this.lastWord = word;
+    this.lastWordHash = wordHash;
+    this.hash = join(join(hash, SPACE, 1), wordHash, word.length);
+    return `${given} ${word}`;
+  }
+
+  /** A word (a person's surname or a made-up one) + one of the kind's nouns; sets `hash`. */
+  private freshThing(kind: NameKind): string {
+    const random = this.random;
+    const surnames = this.surnames;
+    let word: string;
+    let hash: number;
+    if (surnames.length > 0 && random.next() < this.sharedWordRate) {
+      const index = Math.floor(random.next() * surnames.length);
+      word = surnames[index] as string;
+      hash = this.surnameHashes[index] as number;
+    } else {
+      const first = Math.floor(random.next() * SYLLABLE_COUNT);
+      const second = Math.floor(random.next() * SYLLABLE_COUNT);
+      word = (CAPITALISED[first] as string) + SYLLABLES[second];
+      hash = join(CAPITALISED_HASHES[first] as number, SYLLABLE_HASHES[second] as number, (SYLLABLES[second] as string).length);
+    }
+    const nouns = kind.nouns;
+    if (nouns.length === 0) throw new RangeError("pick from an empty list");
+    const noun = Math.floor(random.next() * nouns.length);
+    const text = nouns[noun] as string;
+    this.hash = join(join(hash, SPACE, 1), kind.nounHashes[noun] as number, text.length);
+    return `${word} ${text}`;
+  }
+
+  private fresh(kind: NameKind, inCluster: boolean): string {
+    return kind.person ? this.freshPerson(inCluster) : this.freshThing(kind);
+  }
+
+  /**
+   * A new unique name for a record of a type named by `nouns` ("person" or thing nouns): with
+   * `nearDuplicateRate`, a look-alike of one of `sameType` (whose names hashed to `sameTypeHashes`),
+   * else a fresh one, suffixed " 2", " 3"… after 20 collisions. Records the name as taken.
+   */
+  make(kind: NameKind, sameType: ReadonlyArray<{ name: string }>, sameTypeHashes: readonly number[], inCluster: boolean): string {
+    const name = this.choose(kind, sameType, sameTypeHashes, inCluster);
+    this.add(name, this.hash);
+    if (kind.person) {
+      this.surnames.push(this.lastWord);
+      this.surnameHashes.push(this.lastWordHash);
+    }
+    return name;
+  }
+
+  /** The hash of the name `make` returned last. */
+  lastHash(): number {
+    return this.hash;
+  }
+
+  private choose(kind: NameKind, sameType: ReadonlyArray<{ name: string }>, sameTypeHashes: readonly number[], inCluster: boolean): string {
+    const random = this.random;
+    if (!inCluster && sameType.length > 0 && random.next() < this.nearDuplicateRate) {
+      const index = Math.floor(random.next() * sameType.length);
+      const original = (sameType[index] as { name: string }).name;
+      const edit = nearDuplicateEdit(original, random);
+      if (edit >= 0) {
+        const copy = applyEdit(original, edit);
+        const position = Math.floor(edit / 65536);
+        const hash =
+          copy.length === original.length && edit % 65536 !== 65535
+            ? (Math.imul((edit % 65536) - original.charCodeAt(position), power(original.length - 1 - position)) + (sameTypeHashes[index] as number)) | 0
+            : hashText(copy);
+        if (!this.has(copy, hash)) return this.taken(kind, copy, hash);
+      }
+    }
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const name = this.fresh(kind, inCluster);
+      if (!this.has(name, this.hash)) return name;
+    }
+    const base = this.fresh(kind, inCluster);
+    let suffix = 2;
+    while (this.has(`${base} ${suffix}`, hashText(`${base} ${suffix}`))) suffix++;
+    return this.taken(kind, `${base} ${suffix}`, hashText(`${base} ${suffix}`));
+  }
+
+  /** Sets `hash` (and for people the last word) of a name that was not freshly built. */
+  private taken(kind: NameKind, name: string, hash: number): string {
+    this.hash = hash;
+    if (kind.person) {
+      this.lastWord = name.slice(name.lastIndexOf(" ") + 1);
+      this.lastWordHash = hashText(this.lastWord);
+    }
+    return name;
+  }
+}
+
+function grow(): void {
+  const names: string[] = [];
+  const hashes: number[] = [];
+  for (let slot = 0; slot < capacity; slot++) {
+    if (slotStamps[slot] === tableStamp) {
+      names.push(slotNames[slot] as string);
+      hashes.push(slotHashes[slot] as number);
+    }
+  }
+  capacity *= 2;
+  slotHashes = new Int32Array(capacity);
+  slotStamps = new Uint32Array(capacity);
+  slotNames = new Array<string>(capacity).fill("");
+  tableSize = 0;
+  const mask = capacity - 1;
+  for (let i = 0; i < names.length; i++) {
+    let slot = slotOf(hashes[i] as number) & mask;
+    while (slotStamps[slot] === tableStamp) slot = (slot + 1) & mask;
+    slotStamps[slot] = tableStamp;
+    slotHashes[slot] = hashes[i] as number;
+    slotNames[slot] = names[i] as string;
+    tableSize++;
+  }
+}
