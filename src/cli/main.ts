@@ -9,6 +9,7 @@ import { registerShow } from "./commands/show.ts";
 import { registerSft } from "./commands/sft.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerDataset } from "./commands/dataset.ts";
+import { registerView } from "./commands/view.ts";
 
 /** Entry point of the `toolgym` command; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
   registerReport(program);
   registerServe(program);
   registerDataset(program);
+  registerView(program);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
