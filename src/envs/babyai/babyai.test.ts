@@ -110,26 +110,3 @@ describe("babyai episodes", () => {
     assert.equal(trajectory.reward?.total, 0);
   });
 });
-
-describe("babyai BALROG metrics", () => {
-  it("summarizes progression percentage, standard error and mean return per task and overall", async () => {
-    const { summarizeBabyAI } = await import("./metrics.ts");
-    const config = babyaiEnvironment.configSchema.parse({});
-    const trajectories = [];
-    for (let index = 0; index < 10; index++) {
-      const task = babyaiEnvironment.generate({ split: "eval", seed: 2, index, config });
-      const policy = babyaiPolicies.find((candidate) => candidate.id === (index < 5 ? "oracle" : "toggle_spam"));
-      const agent = policy?.create({ task, random: createRandom("m", index) });
-      assert.ok(agent);
-      trajectories.push(await runEpisode({ env: babyaiEnvironment, split: "eval", seed: 2, index, config, agent, task }));
-    }
-    const report = summarizeBabyAI(trajectories);
-    assert.deepEqual(report.protocols, ["text"]);
-    assert.equal(report.overall.episodes, 10);
-    assert.equal(report.overall.progression_percentage, 50);
-    assert.equal(report.overall.standard_error, 50 / Math.sqrt(10));
-    assert.equal(report.tasks.goto?.progression_percentage, 50);
-    assert.equal(report.tasks.goto?.standard_error, 50 / Math.sqrt(2));
-    assert.ok((report.tasks.open?.mean_episode_return as number) > 0.4);
-  });
-});

@@ -2,6 +2,7 @@ import { UsageError } from "../../core/index.ts";
 import { mean } from "../statistics.ts";
 import type { ResultRecord } from "../suites/run-directory.ts";
 import { NOT_AVAILABLE } from "../suites/run-suite.ts";
+import { ENVIRONMENT_BREAKDOWNS, buildBreakdown, type Breakdown } from "./breakdown.ts";
 import { findingSentence } from "./findings.ts";
 import type { LoadedInputs, LoadedRun } from "./load.ts";
 import { findMismatches, refuseMismatches, type Mismatch } from "./mismatch.ts";
@@ -42,6 +43,8 @@ export interface ReportRow {
   comparisons: ReportComparison[];
   finding: string;
   notes: string[];
+  /** Sub-rows by a diagnostics key (babyai: per task), on the benchmark's last metric row only. */
+  breakdown?: Breakdown;
 }
 
 export interface ReportRun {
@@ -217,6 +220,15 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
       if (rowMismatches.length > 0)
         notes.push(`compared despite mismatches (--allow-mismatch): ${[...new Set(rowMismatches.map((mismatch) => mismatch.field))].join(", ")}`);
       rows.push({ ...base, metric, status: "ok", reason: null, cells, comparisons, finding: "", notes });
+    }
+    const spec = ENVIRONMENT_BREAKDOWNS[base.env];
+    const breakdown = spec ? buildBreakdown(benchmark, list, spec) : undefined;
+    if (breakdown) {
+      const last = rows.at(-1) as ReportRow;
+      last.breakdown = breakdown;
+      last.notes.push(
+        `sub-rows per ${breakdown.key} (from each episode's diagnostics.${breakdown.key}; ${breakdown.protocols.join("/")} protocol) show ${breakdown.metrics.join(" and ")} with 95% bootstrap CIs; they are descriptive, not tested`,
+      );
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Report } from "./build.ts";
-import { benchmarkName, cellText, metricName, renderErrored, renderGeneration, renderNotes } from "./markdown.ts";
+import { benchmarkName, cellText, metricName, renderErrored, renderGeneration, renderNotes, subRows } from "./markdown.ts";
 
 function yamlString(text: string): string {
   return JSON.stringify(text);
@@ -30,6 +30,10 @@ export function renderCard(report: Report, options: { title?: string } = {}): st
     const finding = row.status === "ok" ? row.finding : `not evaluated: ${row.status}`;
     const name = row.notes.some((note) => note.startsWith("compared despite")) ? `${benchmarkName(row)} ⚠` : benchmarkName(row);
     table.push(`| ${[name, metricName(row.metric), n, ...cells, finding].map((cell) => cell.replace(/\|/g, "\\|")).join(" | ")} |`);
+    for (const sub of subRows(row)) {
+      const subCells = [`↳ ${sub.name}`, sub.metric, String(sub.n), ...report.models.map((model) => sub.cells.get(model) ?? "—"), "per task, descriptive"];
+      table.push(`| ${subCells.map((cell) => cell.replace(/\|/g, "\\|")).join(" | ")} |`);
+    }
   }
 
   const comparing = report.models.length > 1;

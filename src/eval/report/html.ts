@@ -1,11 +1,11 @@
 import type { Report } from "./build.ts";
 import { formatInterval, formatPair, formatSigned } from "./format.ts";
-import { benchmarkName, cellText, metricName } from "./markdown.ts";
+import { benchmarkName, cellText, metricName, subRows } from "./markdown.ts";
 import { PALETTE, barChart, escapeXml, histogram } from "./svg.ts";
 
 const STYLE = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#222}
 table{border-collapse:collapse;margin:12px 0;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f2f4f8}.unavailable{color:#a33;font-weight:600}.significant{color:#1b7a3a;font-weight:600}.warning{background:#fff4e0}
+th{background:#f2f4f8}.subrow td{color:#444;font-size:12px}.unavailable{color:#a33;font-weight:600}.significant{color:#1b7a3a;font-weight:600}.warning{background:#fff4e0}
 .charts{display:flex;flex-wrap:wrap;gap:12px}.chart{border:1px solid #e3e3e3;background:#fff}.chart-title{font-size:12px;font-weight:600}.tick{font-size:10px;fill:#444}
 .legend span{display:inline-block;margin-right:14px}.swatch{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
 code{background:#f4f4f4;padding:0 3px}details{margin:8px 0}`;
@@ -43,7 +43,17 @@ function tableHtml(report: Report): string {
       }
     }
     cells.push(`<td>${escapeXml(row.finding)}</td>`);
-    return `<tr class="${mismatch ? "warning" : ""}">${cells.join("")}</tr>`;
+    const subs = subRows(row).map((sub) => {
+      const subCells = [
+        `<td>↳ ${escapeXml(sub.name)}</td>`,
+        `<td>${escapeXml(sub.metric)}</td>`,
+        ...report.models.map((model) => `<td>${escapeXml(sub.cells.get(model) ?? "—")}</td>`),
+        ...others.map(() => "<td>—</td><td>—</td><td>—</td>"),
+        "<td>per task, descriptive</td>",
+      ];
+      return `<tr class="subrow">${subCells.join("")}</tr>`;
+    });
+    return `<tr class="${mismatch ? "warning" : ""}">${cells.join("")}</tr>${subs.join("")}`;
   });
   return `<table id="results"><thead><tr>${head.map((cell) => `<th>${escapeXml(cell)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }

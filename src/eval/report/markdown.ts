@@ -11,6 +11,35 @@ export function benchmarkName(row: Pick<ReportRow, "title" | "mode">): string {
   return row.mode ? `${row.title} (${row.mode})` : row.title;
 }
 
+/** One sub-row of a row's breakdown, ready to render: name, metric label, n and one cell text per model. */
+export interface SubRow {
+  name: string;
+  metric: string;
+  n: number;
+  cells: Map<string, string>;
+}
+
+/** The row's breakdown as sub-rows, e.g. "BALROG BabyAI (text protocol) · goto" with return · progression. */
+export function subRows(row: ReportRow): SubRow[] {
+  const breakdown = row.breakdown;
+  if (!breakdown) return [];
+  const protocol = breakdown.protocols.length > 0 ? ` (${breakdown.protocols.join("/")} protocol)` : "";
+  return breakdown.groups.map((group) => ({
+    name: `${benchmarkName(row)}${protocol} · ${group.value}`,
+    metric: breakdown.metrics.map(metricName).join(" · "),
+    n: Math.max(0, ...group.cells.map((cell) => cell.n)),
+    cells: new Map(
+      group.cells.map((cell) => {
+        const values = breakdown.metrics.map((metric) => {
+          const value = cell.metrics[metric];
+          return value ? `${formatValue(value.mean)} ${formatInterval(value.low, value.high)}` : "—";
+        });
+        return [cell.model, `${values.join(" · ")} (n=${cell.n})`];
+      }),
+    ),
+  }));
+}
+
 function escapeCell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 }
@@ -51,6 +80,10 @@ export function renderTable(report: Report): string {
     }
     if (row.notes.some((note) => note.startsWith("compared despite mismatches"))) cells[0] = `${cells[0]} ⚠`;
     lines.push(`| ${cells.map(escapeCell).join(" | ")} |`);
+    for (const sub of subRows(row)) {
+      const subCells = [`↳ ${sub.name}`, sub.metric, ...report.models.map((model) => sub.cells.get(model) ?? "—"), ...others.flatMap(() => ["—", "—", "—"])];
+      lines.push(`| ${subCells.map(escapeCell).join(" | ")} |`);
+    }
   }
   if (report.models.length === 0) lines[0] = `| Benchmark | Metric | Result |`;
   if (report.models.length === 0) lines[1] = `|---|---|---|`;
