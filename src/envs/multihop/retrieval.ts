@@ -1,4 +1,4 @@
-import { CompactBm25 } from "./compact-bm25.ts";
+import { Bm25Index } from "../_kit/bm25.ts";
 import type { MultihopDataset } from "./dataset.ts";
 import type { MultihopExample } from "./records.ts";
 
@@ -14,7 +14,7 @@ export interface CorpusDocument {
 
 export interface Corpus {
   documents: readonly CorpusDocument[];
-  index: CompactBm25;
+  index: Bm25Index;
   /** Exact title → document positions, in corpus order (built on first use for small corpora). */
   byTitle?: Map<string, number[]>;
   /** Lowercased, whitespace-collapsed title → document positions (fallback for `read`; built on first use). */
@@ -37,7 +37,7 @@ function appendTo(map: Map<string, number[]>, key: string, position: number): vo
 
 /** A corpus over `documents`; each is indexed as its title followed by its text. */
 export function createCorpus(documents: readonly CorpusDocument[], options: { byTitle?: Map<string, number[]> } = {}): Corpus {
-  const index = new CompactBm25(documents.map((document) => [document.title, document.text]));
+  const index = new Bm25Index(documents.map((document) => [document.title, document.text]));
   return { documents, index, ...(options.byTitle ? { byTitle: options.byTitle } : {}) };
 }
 

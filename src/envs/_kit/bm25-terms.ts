@@ -1,24 +1,29 @@
-import { tokenize } from "../_kit/bm25.ts";
-
 /**
- * The kit's BM25 tokenizer (`tokenize` in `src/envs/_kit/bm25.ts`: lowercase runs of Unicode letters
- * and digits), producing interned term ids instead of strings. ASCII text, nearly all of a 2Wiki file,
- * is encoded into a byte buffer once; a table-driven loop finds each letter/digit run, which is hashed
- * and compared four bytes at a time (ASCII letters and digits lowercase with `| 0x20`) in a hash table
- * that is reused by every build and sized to the build (a 10-paragraph example stays in the L1 cache); no
- * string is made per token or per term. Text with other characters goes through the kit's tokenizer one
+ * The tokenizer of `bm25.ts`. `tokenize` is the definition: lowercase runs of Unicode letters and digits.
+ * `TermBuilder` produces the same tokens as interned term ids, fast: ASCII text (nearly all text indexed
+ * here) is encoded into a byte buffer once; a table-driven loop finds each letter/digit run, which is
+ * hashed and compared four bytes at a time (ASCII letters and digits lowercase with `| 0x20`) in a hash
+ * table that is reused by every build and sized to the build (a 10-document index stays in the L1 cache);
+ * no string is made per token or per term. Text with other characters goes through `tokenize` one
  * separator-delimited segment at a time. A build's terms are kept as a `TermSet` (bytes + hashes).
  */
 
+const termPattern = /[\p{L}\p{N}]+/gu;
+
+/** Lowercase runs of letters and digits: "PX-44712 Oriveth" → ["px", "44712", "oriveth"]. */
+export function tokenize(text: string): string[] {
+  return text.toLowerCase().match(termPattern) ?? [];
+}
+
 /** A document: one text, or fields that are tokenized as if joined by spaces (no joined copy is made). */
-export type CompactDocument = string | readonly string[];
+export type TermDocument = string | readonly string[];
 
 /**
  * Character classes of the byte copy: TOKEN for an ASCII letter or digit; SKIP for the case-ignorable
  * punctuation ' . : ^ ` (Unicode Final_Sigma lowercasing looks through it, so it cannot end a segment)
  * and for NON_ASCII, which stands for any other character; SEPARATOR for every other ASCII character.
- * Lowercasing and the kit's letter/digit runs never look across a separator, so a segment holding
- * non-ASCII characters can be handed to the kit's tokenizer on its own and gives the same tokens.
+ * Lowercasing and `tokenize`'s letter/digit runs never look across a separator, so a segment holding
+ * non-ASCII characters can be handed to `tokenize` on its own and gives the same tokens.
  */
 const SEPARATOR = 0;
 const SKIP = 1;
@@ -85,8 +90,8 @@ const HASH = 0;
 const START = 1;
 const LENGTH = 2;
 
-/** Sets with at most this many terms find a term by scanning their hashes; larger ones keep a hash table. */
-const LINEAR_LOOKUP_TERMS = 1024;
+/** Sets with at most this many terms find a term by scanning their hashes; larger ones build a hash table on first use. */
+const LINEAR_LOOKUP_TERMS = 16;
 
 /** The distinct terms of one index, ids in order of first occurrence. */
 export class TermSet {
@@ -95,35 +100,42 @@ export class TermSet {
   private readonly pool: Uint8Array;
   /** Terms with non-ASCII characters (rare), by id. */
   private readonly others: ReadonlyMap<number, string> | undefined;
-  /** Open addressing by hash: id + 1 (0 = empty); only for large sets. */
-  private readonly lookup: Int32Array | undefined;
+  /**
+   * Open addressing by hash: id + 1 (0 = empty). Built by the first `find` (many indexes, one per
+   * episode, are never searched).
+   */
+  private lookup: Int32Array | undefined;
 
   constructor(records: Int32Array, pool: Uint8Array, others: ReadonlyMap<number, string> | undefined) {
     this.records = records;
     this.pool = pool;
     this.others = others;
     this.size = records.length / 3;
-    if (this.size <= LINEAR_LOOKUP_TERMS) return;
+  }
+
+  private buildLookup(): Int32Array {
     let capacity = 16;
     while (capacity < this.size * 2) capacity *= 2;
-    const lookup = (this.lookup = new Int32Array(capacity));
+    const lookup = new Int32Array(capacity);
     for (let id = 0; id < this.size; id++) {
-      let slot = (records[3 * id + HASH] as number) & (capacity - 1);
+      let slot = (this.records[3 * id + HASH] as number) & (capacity - 1);
       while (lookup[slot] !== 0) slot = (slot + 1) & (capacity - 1);
       lookup[slot] = id + 1;
     }
+    return lookup;
   }
 
   /** Id of a lowercased term, or -1 when no document contains it. */
   find(term: string): number {
     const hash = hashOfTerm(term);
-    if (this.lookup === undefined) {
+    if (this.size <= LINEAR_LOOKUP_TERMS) {
       for (let id = 0; id < this.size; id++) if (this.records[3 * id + HASH] === hash && this.matches(id, term)) return id;
       return -1;
     }
-    const mask = this.lookup.length - 1;
+    const lookup = (this.lookup ??= this.buildLookup());
+    const mask = lookup.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = this.lookup[slot] as number;
+      const entry = lookup[slot] as number;
       if (entry === 0) return -1;
       if (this.records[3 * (entry - 1) + HASH] === hash && this.matches(entry - 1, term)) return entry - 1;
     }
@@ -182,7 +194,7 @@ export class TermBuilder {
   }
 
   /** Term ids of a document (fields in order), in `ids[0, count)`; returns `count`. */
-  scan(document: CompactDocument): number {
+  scan(document: TermDocument): number {
     this.count = 0;
     if (typeof document === "string") this.append(document);
     else for (let field = 0; field < document.length; field++) this.append(document[field] as string);
@@ -234,7 +246,7 @@ export class TermBuilder {
     return id;
   }
 
-  /** Id of a term from the kit's tokenizer (lowercase; may hold any characters). */
+  /** Id of a term from `tokenize` (lowercase; may hold any characters). */
   private internTerm(term: string): number {
     const hash = hashOfTerm(term);
     const ascii = isAscii(term);
@@ -296,7 +308,7 @@ export class TermBuilder {
       return;
     }
     // Otherwise one byte per character again, NON_ASCII standing for any other character: runs of ASCII
-    // segments are scanned in place, and each segment with other characters goes through the kit.
+    // segments are scanned in place, and each segment with other characters goes through `tokenize`.
     for (let position = 0; position < length; position++) {
       const code = text.charCodeAt(position);
       bytes[position] = code < 128 ? code : NON_ASCII;
@@ -369,11 +381,11 @@ export class TermBuilder {
   }
 }
 
-/** The kit's tokens of `text`, through the builder's tokenizer and a `TermSet` (for tests and diagnostics). */
-export function compactTokens(text: CompactDocument): string[] {
+/** The tokens an index sees in a document, through `TermBuilder` and a `TermSet` (for tests and diagnostics). */
+export function indexedTokens(document: TermDocument): string[] {
   const builder = new TermBuilder();
   builder.begin();
-  const count = builder.scan(text);
+  const count = builder.scan(document);
   const terms = builder.finish();
   return Array.from(builder.ids.subarray(0, count), (id) => terms.term(id));
 }
