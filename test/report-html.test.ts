@@ -1,22 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { integrationSkipReason } from "./support/qwen3.ts";
+import { chromiumSkipReason, withWatchedPage } from "./support/chromium.ts";
 import { runCli, writeSyntheticRun } from "./report-support.ts";
-
-const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
-const ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 
 describe("report: the HTML report in headless Chromium", () => {
   let root: string;
@@ -67,21 +55,9 @@ describe("report: the HTML report in headless Chromium", () => {
   });
 
   it("renders without console errors and shows the table and the plots", async (context) => {
-    const skip = integrationSkipReason("Debian chromium (/usr/bin/chromium)", CHROMIUM !== undefined);
+    const skip = chromiumSkipReason();
     if (skip) return context.skip(skip);
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("request", (request) => requests.push(request.url()));
-      const url = pathToFileURL(htmlFile).href;
-      await page.goto(url, { waitUntil: "load" });
+    await withWatchedPage({ file: htmlFile, viewport: { width: 1280, height: 900 } }, async ({ page, url, problems, requests }) => {
       const table = page.locator("table#results");
       assert.ok(await table.isVisible(), "the results table is visible");
       assert.equal(await table.locator("tbody tr").count(), 3, "qa EM, qa F1, plan reward");
@@ -103,8 +79,6 @@ describe("report: the HTML report in headless Chromium", () => {
       assert.ok(statSync(screenshot).size > 20_000, "the screenshot has content");
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, [url], "the page loads nothing but itself");
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -2,26 +2,15 @@ import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { parseConfig } from "../src/core/index.ts";
 import { getEnvironment } from "../src/envs/registry.ts";
 import { runEvaluation, type RunSummary } from "../src/eval/run-evaluation.ts";
 import { loadViewerData } from "../src/web/viewer-data.ts";
 import { embedJson } from "../src/web/viewer-html.ts";
-import { integrationSkipReason } from "./support/qwen3.ts";
+import { chromiumSkipReason, withWatchedPage } from "./support/chromium.ts";
 import { runCli } from "./report-support.ts";
 
-const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
-const ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const HOSTILE_ID = "mock/eval/0/99#0";
 const HOSTILE_TEXT = "<script>alert(1)</script> then </script><img src=x onerror=alert(2)> <!-- end";
 const LONG_RESULT = JSON.stringify({ rows: Array.from({ length: 80 }, (_, index) => ({ index, note: `row ${index} of a long tool result` })) });
@@ -171,25 +160,9 @@ describe("view: the trajectory viewer", () => {
   });
 
   it("lists, filters, sorts and shows episodes in headless Chromium, rendering trajectory text as text", async (context) => {
-    const skip = integrationSkipReason("Debian chromium (/usr/bin/chromium)", CHROMIUM !== undefined);
+    const skip = chromiumSkipReason();
     if (skip) return context.skip(skip);
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-    try {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-      page.on("dialog", (dialog) => {
-        problems.push(`dialog: ${dialog.message()}`);
-        void dialog.dismiss();
-      });
-      page.on("request", (request) => requests.push(request.url()));
-      const url = pathToFileURL(htmlFile).href;
-      await page.goto(url, { waitUntil: "load" });
+    await withWatchedPage({ file: htmlFile, viewport: { width: 1400, height: 900 } }, async ({ page, url, problems, requests }) => {
       const rows = page.locator("#episode-list .row");
       assert.equal(await rows.count(), 16);
       assert.equal(await page.locator("#count").innerText(), "16 of 16 episodes");
@@ -268,8 +241,6 @@ describe("view: the trajectory viewer", () => {
       assert.ok(statSync(screenshot).size > 20_000, "the screenshot has content");
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, [url], "the page loads nothing but itself");
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });
