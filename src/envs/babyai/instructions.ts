@@ -171,73 +171,64 @@ export class PutNextInstruction {
 
 type ActionInstruction = GoToInstruction | PickupInstruction | OpenInstruction | PutNextInstruction;
 
-/** `BeforeInstr(a, b)`: "a, then b". When a succeeds, b is verified in the same step. */
-export class BeforeInstruction {
-  readonly kind = "before";
+/**
+ * The sequence forms share their state: `first` is a's status, `second` is b's. One of the two is verified
+ * until it succeeds, then the other (in the same step once the earlier one succeeds).
+ */
+abstract class SequenceInstruction {
   first: VerifyStatus | false = false;
   second: VerifyStatus | false = false;
   constructor(
     readonly a: ActionInstruction,
     readonly b: ActionInstruction,
   ) {}
-  surface(world: MiniGridWorld): string {
-    return `${this.a.surface(world)}, then ${this.b.surface(world)}`;
-  }
   resetVerifier(world: MiniGridWorld): void {
     this.a.resetVerifier(world);
     this.b.resetVerifier(world);
     this.first = false;
     this.second = false;
   }
-  verify(action: number): VerifyStatus {
-    if (this.first === "success") {
-      this.second = this.b.verify(action);
-      if (this.second === "failure" || this.second === "success") return this.second;
-      return "continue";
-    }
-    this.first = this.a.verify(action);
-    if (this.first === "failure") return "failure";
-    if (this.first === "success") return this.verify(action);
-    return "continue";
-  }
   updatePositions(): void {
     this.a.updatePositions();
     this.b.updatePositions();
+  }
+  protected verifyInOrder(action: number, aFirst: boolean): VerifyStatus {
+    const earlierStatus = aFirst ? this.first : this.second;
+    const later = aFirst ? this.b : this.a;
+    if (earlierStatus === "success") {
+      const status = later.verify(action);
+      if (aFirst) this.second = status;
+      else this.first = status;
+      return status === "failure" || status === "success" ? status : "continue";
+    }
+    const status = (aFirst ? this.a : this.b).verify(action);
+    if (aFirst) this.first = status;
+    else this.second = status;
+    if (status === "failure") return "failure";
+    if (status === "success") return this.verifyInOrder(action, aFirst);
+    return "continue";
+  }
+}
+
+/** `BeforeInstr(a, b)`: "a, then b". When a succeeds, b is verified in the same step. */
+export class BeforeInstruction extends SequenceInstruction {
+  readonly kind = "before";
+  surface(world: MiniGridWorld): string {
+    return `${this.a.surface(world)}, then ${this.b.surface(world)}`;
+  }
+  verify(action: number): VerifyStatus {
+    return this.verifyInOrder(action, true);
   }
 }
 
 /** `AfterInstr(a, b)`: "a after you b": b is verified first, then a (in the same step once b succeeds). */
-export class AfterInstruction {
+export class AfterInstruction extends SequenceInstruction {
   readonly kind = "after";
-  first: VerifyStatus | false = false;
-  second: VerifyStatus | false = false;
-  constructor(
-    readonly a: ActionInstruction,
-    readonly b: ActionInstruction,
-  ) {}
   surface(world: MiniGridWorld): string {
     return `${this.a.surface(world)} after you ${this.b.surface(world)}`;
   }
-  resetVerifier(world: MiniGridWorld): void {
-    this.a.resetVerifier(world);
-    this.b.resetVerifier(world);
-    this.first = false;
-    this.second = false;
-  }
   verify(action: number): VerifyStatus {
-    if (this.second === "success") {
-      this.first = this.a.verify(action);
-      if (this.first === "success" || this.first === "failure") return this.first;
-      return "continue";
-    }
-    this.second = this.b.verify(action);
-    if (this.second === "failure") return "failure";
-    if (this.second === "success") return this.verify(action);
-    return "continue";
-  }
-  updatePositions(): void {
-    this.a.updatePositions();
-    this.b.updatePositions();
+    return this.verifyInOrder(action, false);
   }
 }
 
