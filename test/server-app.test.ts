@@ -122,35 +122,38 @@ describe("server app (app.request)", () => {
 });
 
 describe("OpenEnv protocol frames", () => {
-  it("resets, lists and calls tools by step and MCP, reports state, and closes", () => {
+  it("resets, lists and calls tools by step and MCP, reports state, and closes", async () => {
     const { store } = createServerApp({ environments: ENVIRONMENTS });
     const connection = new OpenEnvConnection({ store, defaultEnv: "mock" });
-    const first = (text: unknown) => connection.handle(typeof text === "string" ? text : JSON.stringify(text)).frames[0] as Json;
-    assert.equal(first({ type: "step", data: { type: "list_tools" } }).data.code, "SESSION_ERROR");
-    const reset = first({ type: "reset", data: { split: "train", seed: 3, index: 1 } });
+    const first = async (text: unknown) => (await connection.handle(typeof text === "string" ? text : JSON.stringify(text))).frames[0] as Json;
+    assert.equal((await first({ type: "step", data: { type: "list_tools" } })).data.code, "SESSION_ERROR");
+    const reset = await first({ type: "reset", data: { split: "train", seed: 3, index: 1 } });
     assert.equal(reset.type, "observation");
     assert.equal(reset.data.done, false);
     assert.equal(reset.data.reward, null);
     const task = mockEnvironment.generate({ split: "train", seed: 3, index: 1, config: { keys: 5 } });
     assert.match(reset.data.observation.messages[1].content, new RegExp(task.key));
-    const listed = first({ type: "step", data: { type: "list_tools" } });
+    const listed = await first({ type: "step", data: { type: "list_tools" } });
     assert.deepEqual(
       listed.data.observation.tools.map((tool: Json) => tool.name),
       ["lookup", "finish"],
     );
-    const mcpList = first({ type: "mcp", data: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+    const mcpList = await first({ type: "mcp", data: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     assert.equal(mcpList.data.result.tools[0].inputSchema.type, "object");
-    const mcpCall = first({ type: "mcp", data: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "lookup", arguments: { key: task.key } } } });
+    const mcpCall = await first({
+      type: "mcp",
+      data: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "lookup", arguments: { key: task.key } } },
+    });
     assert.deepEqual(JSON.parse(mcpCall.data.result.content[0].text), { key: task.key, value: task.answer });
-    const step = first({ type: "step", data: { type: "call_tool", tool_name: "finish", arguments: { answer: task.answer } } });
+    const step = await first({ type: "step", data: { type: "call_tool", tool_name: "finish", arguments: { answer: task.answer } } });
     assert.equal(step.data.done, true);
     assert.equal(step.data.reward, 1);
-    assert.equal(first({ type: "state" }).data.step_count, 2);
-    assert.equal(first("{bad").data.code, "INVALID_JSON");
-    assert.equal(first({ type: "dance" }).data.code, "UNKNOWN_TYPE");
-    assert.equal(first({ type: "mcp", data: { jsonrpc: "2.0", id: 3, method: "nope" } }).data.error.code, -32601);
+    assert.equal((await first({ type: "state" })).data.step_count, 2);
+    assert.equal((await first("{bad")).data.code, "INVALID_JSON");
+    assert.equal((await first({ type: "dance" })).data.code, "UNKNOWN_TYPE");
+    assert.equal((await first({ type: "mcp", data: { jsonrpc: "2.0", id: 3, method: "nope" } })).data.error.code, -32601);
     assert.equal(store.size, 1);
-    assert.equal(connection.handle(JSON.stringify({ type: "close" })).close, true);
+    assert.equal((await connection.handle(JSON.stringify({ type: "close" }))).close, true);
     assert.equal(store.size, 0);
   });
 });

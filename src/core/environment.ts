@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
 import type { ToolResult, ToolSpec } from "./tools.ts";
+import type { AuditSpec, BreakdownSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry } from "./definition.ts";
 
 /**
  * How an agent talks to an environment.
@@ -27,8 +28,12 @@ export interface Episode {
   readonly tools: ToolSpec[];
   /** Executes one tool call. `args` is the parsed JSON arguments (any shape; validated here). */
   call(name: string, args: unknown): ToolResult;
-  /** Text protocol: handles one plain-text reply. Tool environments may omit it. */
-  reply?(text: string): ToolResult;
+  /**
+   * Handles one plain-text reply. Text protocol: every reply. Tools protocol: a reply without tool calls
+   * goes here when defined (a conversational partner such as a simulated user answers it, possibly over
+   * the network, hence the promise); without it the rollout nudges the agent to call a tool.
+   */
+  reply?(text: string): ToolResult | Promise<ToolResult>;
   /**
    * Optional: the messages the agent sees this turn, built from the full log (`messages` here is the
    * trajectory so far). For harnesses that rebuild one prompt per step with a history window (BALROG).
@@ -38,7 +43,7 @@ export interface Episode {
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
   /** Reward breakdown of the episode as it stands; `formatErrors` is the rollout loop's count (malformed JSON included). */
-  reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown;
+  reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown | Promise<RewardBreakdown>;
   /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...). */
   diagnostics?(): Record<string, JsonValue>;
 }
@@ -66,6 +71,23 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   /** The hidden solution (for `toolgym show --solution` and debugging). */
   solution(task: Task): JsonValue;
   start(task: Task): Episode;
+  /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
+  title?: string;
+  /** Environments that share a kit (e.g. "tau2"); `toolgym replay FAMILY --cases` reaches them all. */
+  family?: string;
+  /** Scripted policies; the first genuine one is `toolgym eval`'s default agent. */
+  policies?: ScriptedPolicy<Task>[];
+  audit?: AuditSpec;
+  /** Metrics a report shows (keys of each result's `metrics`); default `["reward"]`. */
+  metrics?: string[];
+  /** Report sub-rows by a diagnostics key. */
+  breakdown?: BreakdownSpec;
+  /** This environment's row in the built-in `seed-card` and `quick` suites. */
+  seedSuite?: SuiteEntry;
+  /** `toolgym replay` for environments whose replay input is not a plain list of tool calls. */
+  replay?: ReplayHook;
+  /** `toolgym export RUN --format NAME` formats this environment's runs can be written as. */
+  exports?: Record<string, RunExporter>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

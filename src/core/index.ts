@@ -7,3 +7,4 @@ export * from "./agent.ts";
 export * from "./trajectory.ts";
 export * from "./random.ts";
 export * from "./config.ts";
+export * from "./definition.ts";

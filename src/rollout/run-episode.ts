@@ -83,7 +83,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
     if (episode.protocol === "text") {
       const text = message.content ?? "";
       const result = episode.reply
-        ? episode.reply(text)
+        ? await episode.reply(text)
         : { content: "This environment takes tool calls.", isError: true, errorKind: "no_reply_handler", done: false };
       steps.push({
         turn: turns,
@@ -147,7 +147,8 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
     termination = episode.done ? "finished" : "max_turns";
   }
 
-  const reward = termination === "errored" ? null : episode.reward({ turnsUsed: turns, maxTurns, endedBy: termination, formatErrors: formatErrors.length });
+  const reward =
+    termination === "errored" ? null : await episode.reward({ turnsUsed: turns, maxTurns, endedBy: termination, formatErrors: formatErrors.length });
   const byKind: Record<string, number> = {};
   for (const error of formatErrors) byKind[error.kind] = (byKind[error.kind] ?? 0) + 1;
   return {

@@ -156,10 +156,10 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     const body = await readObject(c);
     return c.json(store.call(c.req.param("id"), body.name, body.arguments));
   });
-  app.get("/sessions/:id/reward", (c) => c.json(store.reward(c.req.param("id"), c.req.query("ended_by"))));
+  app.get("/sessions/:id/reward", async (c) => c.json(await store.reward(c.req.param("id"), c.req.query("ended_by"))));
   app.post("/sessions/:id/reward", async (c) => {
     const body = await readObject(c);
-    return c.json(store.reward(c.req.param("id"), body.ended_by));
+    return c.json(await store.reward(c.req.param("id"), body.ended_by));
   });
   app.delete("/sessions/:id", (c) => {
     const id = c.req.param("id");

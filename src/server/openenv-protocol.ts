@@ -43,7 +43,7 @@ export class OpenEnvConnection {
   }
 
   /** Handles one text frame; never throws. */
-  handle(text: string): OpenEnvReply {
+  async handle(text: string): Promise<OpenEnvReply> {
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -57,7 +57,7 @@ export class OpenEnvConnection {
         case "reset":
           return { frames: [this.reset(message.data)], close: false };
         case "step":
-          return { frames: [this.step(message.data)], close: false };
+          return { frames: [await this.step(message.data)], close: false };
         case "state":
           return { frames: [this.state()], close: false };
         case "close":
@@ -110,7 +110,7 @@ export class OpenEnvConnection {
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
   }
 
-  private step(data: unknown): Frame {
+  private async step(data: unknown): Promise<Frame> {
     if (!isObject(data))
       throw new ServerError({
         code: "INVALID_FIELD",
@@ -124,7 +124,7 @@ export class OpenEnvConnection {
     if (data.type !== "call_tool")
       throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
     const outcome = this.store.call(session.id, data.tool_name, data.arguments ?? {});
-    const reward = outcome.done ? this.store.reward(session.id).total : null;
+    const reward = outcome.done ? (await this.store.reward(session.id)).total : null;
     const error = outcome.is_error
       ? {
           error_type:

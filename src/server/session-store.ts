@@ -212,7 +212,7 @@ export class SessionStore {
    * The reward breakdown as the episode stands. Without `endedBy`, a finished episode counts as `finished`
    * and an unfinished one as `no_tool_call` (TRL's tool loop stops when the model stops calling tools).
    */
-  reward(id: unknown, endedBy?: unknown): RewardOutcome {
+  async reward(id: unknown, endedBy?: unknown): Promise<RewardOutcome> {
     const session = this.get(id);
     if (endedBy !== undefined && !endings.includes(endedBy as TerminationReason)) {
       throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${endings.join(", ")}`);
@@ -221,7 +221,7 @@ export class SessionStore {
       (endedBy as TerminationReason | undefined) ?? (session.episode.done ? "finished" : session.calls >= session.maxTurns ? "max_turns" : "no_tool_call");
     let breakdown: RewardBreakdown;
     try {
-      breakdown = session.episode.reward({ turnsUsed: Math.max(1, session.calls), maxTurns: session.maxTurns, endedBy: ending });
+      breakdown = await session.episode.reward({ turnsUsed: Math.max(1, session.calls), maxTurns: session.maxTurns, endedBy: ending });
     } catch (error) {
       throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${(error as Error).message}`, 422);
     }

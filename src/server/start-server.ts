@@ -36,12 +36,16 @@ function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, An
     upgradeWebSocket((c) => {
       const requested = c.req.query("env");
       const connection = new OpenEnvConnection({ store: serverApp.store, defaultEnv: requested ?? (ids.length === 1 ? ids[0] : undefined) });
+      // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
+      let queue: Promise<void> = Promise.resolve();
       return {
         onMessage(event, socket) {
           const text = typeof event.data === "string" ? event.data : Buffer.from(event.data as ArrayBuffer).toString("utf8");
-          const reply = connection.handle(text);
-          for (const frame of reply.frames) socket.send(JSON.stringify(frame));
-          if (reply.close) socket.close(1000, "closed by client");
+          queue = queue.then(async () => {
+            const reply = await connection.handle(text);
+            for (const frame of reply.frames) socket.send(JSON.stringify(frame));
+            if (reply.close) socket.close(1000, "closed by client");
+          });
         },
         onClose() {
           connection.dispose();

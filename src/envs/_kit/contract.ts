@@ -65,7 +65,7 @@ export function describeEnvironmentContract(options: ContractOptions): void {
       }
       if (episode.protocol === "tools") assert.ok(episode.tools.length > 0);
     });
-    it("answers nonsense calls with error results, never a throw", () => {
+    it("answers nonsense calls with error results, never a throw", async () => {
       const episode = env.start(env.generate({ split: env.defaultSplit, seed: 1, index: 0, config }));
       const junk: Array<[string, unknown]> = [
         ["no_such_tool", {}],
@@ -74,7 +74,7 @@ export function describeEnvironmentContract(options: ContractOptions): void {
         [episode.tools[0]?.function.name ?? "x", "string"],
       ];
       for (const [name, args] of junk) {
-        const result = episode.protocol === "text" && episode.reply ? episode.reply(String(args)) : episode.call(name, args);
+        const result = episode.protocol === "text" && episode.reply ? await episode.reply(String(args)) : episode.call(name, args);
         assert.equal(typeof result.content, "string");
         if (episode.protocol === "tools") assert.equal(result.isError, true);
       }

@@ -37,7 +37,7 @@ describe("golden BALROG/Minigrid episodes (shared/fixtures/babyai/golden_episode
     }
   });
 
-  it("sends the same texts through the text-protocol episode (with BALROG's task/seed mapping)", () => {
+  it("sends the same texts through the text-protocol episode (with BALROG's task/seed mapping)", async () => {
     for (const record of records) {
       const config = babyaiEnvironment.configSchema.parse({ task: record.task, num_dists: record.num_dists });
       const task = babyaiEnvironment.generate({ split: "eval", seed: record.seed, index: 0, config });
@@ -50,7 +50,7 @@ describe("golden BALROG/Minigrid episodes (shared/fixtures/babyai/golden_episode
         assert.equal(result.content, step.text);
         assert.equal(result.done, step.terminated || step.truncated);
       }
-      const reward = episode.reward({ turnsUsed: record.steps.length, maxTurns: record.max_steps, endedBy: "finished" });
+      const reward = await episode.reward({ turnsUsed: record.steps.length, maxTurns: record.max_steps, endedBy: "finished" });
       assert.equal(roundLikePython(reward.total as number), record.episode_return);
       assert.equal(reward.components.progression, 1);
     }

@@ -54,7 +54,7 @@ describe("musique / 2wiki environments", () => {
     const task = wikiEnvironment.generate({ split: "dev", seed: 0, index: 2, config }) as MultihopTask;
     const episode = wikiEnvironment.start(task);
     episode.call("finish", { answer: task.example.answer });
-    const reward = episode.reward({ turnsUsed: 1, maxTurns: 12, endedBy: "finished" });
+    const reward = await episode.reward({ turnsUsed: 1, maxTurns: 12, endedBy: "finished" });
     assert.equal(reward.total, 1);
     assert.equal(reward.components.supporting_read, 0);
   });

@@ -1,0 +1,85 @@
+import type { Agent } from "./agent.ts";
+import type { JsonValue } from "./messages.ts";
+import type { Random } from "./random.ts";
+
+/**
+ * A scripted policy: builds one agent per episode. It may look at the hidden task (an oracle uses the
+ * plan to decide what to look for) but acts only through the same interface a model uses.
+ */
+export interface ScriptedPolicy<Task = unknown> {
+  id: string;
+  kind: "genuine" | "pilot";
+  description: string;
+  create(options: { task: Task; random: Random }): Agent;
+}
+
+/** One policy's audit result: mean reward with its CI and the mean of each component. */
+export interface PolicySummary {
+  mean: number;
+  ci_low: number;
+  ci_high: number;
+  n: number;
+  components: Record<string, number | null>;
+}
+
+/** What an environment's audit checks: genuine play scores high, every reward hack scores low. */
+export interface AuditSpec {
+  /** Reward components shown in the table, in order. */
+  components: string[];
+  /** Policy ids in the order they run and print. */
+  policies: string[];
+  /** Returns the failed acceptance criteria, as readable sentences (empty: pass). */
+  acceptance(results: Record<string, PolicySummary>): string[];
+}
+
+/** How a benchmark's episodes split into report sub-rows: by one key of each trajectory's diagnostics. */
+export interface BreakdownSpec {
+  /** The diagnostics key whose value names the sub-row (e.g. a task family). */
+  key: string;
+  /** Metrics each sub-row shows (keys of each result's `metrics`). */
+  metrics: string[];
+}
+
+/** The row an environment contributes to a built-in suite (`seed-card`, `quick`). */
+export interface SuiteEntry {
+  /** Position in the seed's table (rows sort by it). */
+  order: number;
+  n: number;
+  /** n in the `quick` suite. */
+  quickN: number;
+  config?: Record<string, unknown>;
+  /** Config of the `seed-card` row when `--data-dir` is given (official files instead of shipped samples). */
+  seedConfig?: (dataDir: string) => Record<string, unknown>;
+  /** What `--data-dir` must hold for the seed-card row, for the error message. */
+  dataDirHint?: string;
+}
+
+/** `toolgym replay ENV ...`: what the command passes to an environment's own replay. */
+export interface ReplayRequest {
+  config: string;
+  seed: number;
+  index: number;
+  split?: string;
+  task?: string;
+  /** `--calls FILE` (tool calls), `--replies FILE` (raw model replies) or `--cases FILE` (reference cases). */
+  calls?: string;
+  replies?: string;
+  cases?: string;
+}
+
+/** An environment's own replay: returns the JSON the command prints (one value, or one line each). */
+export type ReplayHook = (request: ReplayRequest) => Promise<JsonValue | { lines: JsonValue[] }>;
+
+/** One finished episode as an exporter reads it from a run's `results.jsonl`. */
+export interface ExportEpisode {
+  exampleId: string | number | null;
+  trajectory: JsonValue;
+  metrics: Record<string, number>;
+}
+
+/** `toolgym export RUN --format NAME`: turns a run's episodes into another tool's file format. */
+export interface RunExporter {
+  description: string;
+  /** The file's text. */
+  write(episodes: ExportEpisode[]): string;
+}
