@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { babyaiEnvironment } from "./index.ts";
 import { replayBabyAI, roundLikePython } from "./replay.ts";
 
-const FIXTURE = fileURLToPath(new URL("../../../../shared/fixtures/babyai/golden_episodes.jsonl", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../../../test/fixtures/babyai/golden_episodes.jsonl", import.meta.url));
 interface GoldenRecord {
   task: string;
   num_dists: number;
@@ -20,7 +20,7 @@ const records = readFileSync(FIXTURE, "utf8")
   .split("\n")
   .map((line) => JSON.parse(line) as GoldenRecord);
 
-describe("golden BALROG/Minigrid episodes (shared/fixtures/babyai/golden_episodes.jsonl)", () => {
+describe("golden BALROG/Minigrid episodes (test/fixtures/babyai/golden_episodes.jsonl)", () => {
   it("has the 40 reference episodes", () => assert.equal(records.length, 40));
 
   it("reproduces every record byte for byte: mission, max_steps, grid, pose, every text, reward and flag", () => {

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { NumpyGenerator, entropyWords, seedSequenceState } from "./numpy-random.ts";
 
-const FIXTURE = fileURLToPath(new URL("../../../../shared/fixtures/babyai/numpy_pcg64_integers.json", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("../../../test/fixtures/babyai/numpy_pcg64_integers.json", import.meta.url));
 const cases = JSON.parse(readFileSync(FIXTURE, "utf8")) as Array<{ seed: number; calls: Array<[number, number]>; results: number[] }>;
 
 describe("numpy Generator(PCG64(SeedSequence(seed))).integers port", () => {
