@@ -1,4 +1,4 @@
 import { fileURLToPath } from "node:url";
 
-/** `shared/fixtures/multihop/` beside the clone (tests and the benchmark read it; the CLI never does). */
-export const SHARED_FIXTURES = fileURLToPath(new URL("../../../../shared/fixtures/multihop/", import.meta.url));
+/** `test/fixtures/multihop/`: the repo's copies of the reference cases (tests and the benchmark read them; the CLI never does). */
+export const MULTIHOP_FIXTURES = fileURLToPath(new URL("../../../test/fixtures/multihop/", import.meta.url));

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { DataError, ToolgymError } from "../../core/index.ts";
 import { loadDataset, resolveDataSource, DATASET_FILES } from "./dataset.ts";
-import { SHARED_FIXTURES } from "./fixtures.ts";
+import { MULTIHOP_FIXTURES } from "./fixtures.ts";
 import { readJsonArray } from "./read-records.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "toolgym-multihop-load-"));
-const musiqueLines = readFileSync(join(SHARED_FIXTURES, "musique_dev_sample.jsonl"), "utf8").split("\n").filter(Boolean);
-const wikiText = readFileSync(join(SHARED_FIXTURES, "2wiki_dev_sample.json"), "utf8");
+const musiqueLines = readFileSync(join(MULTIHOP_FIXTURES, "musique_dev_sample.jsonl"), "utf8").split("\n").filter(Boolean);
+const wikiText = readFileSync(join(MULTIHOP_FIXTURES, "2wiki_dev_sample.json"), "utf8");
 
 function isOneLineDataError(file: string, line: number) {
   return (error: unknown) => {
@@ -117,7 +117,7 @@ describe("multihop loaders", () => {
   });
 
   it("resolves data_dir to the official file names and picks up id_aliases.json", () => {
-    copyFileSync(join(SHARED_FIXTURES, "musique_dev_sample.jsonl"), join(directory, DATASET_FILES.musique.official));
+    copyFileSync(join(MULTIHOP_FIXTURES, "musique_dev_sample.jsonl"), join(directory, DATASET_FILES.musique.official));
     writeFileSync(join(directory, "id_aliases.json"), `${JSON.stringify({ Q_id: "Q38685497", aliases: ["Free Guy (film)"], demonyms: [] })}\n`);
     const musique = resolveDataSource("musique", { data_dir: directory });
     assert.equal(musique.file, join(directory, "musique_ans_v1.0_dev.jsonl"));
@@ -125,7 +125,7 @@ describe("multihop loaders", () => {
     assert.equal(wiki.file, join(directory, "dev.json"));
     assert.equal(wiki.aliasesFile, join(directory, "id_aliases.json"));
     assert.equal(
-      loadDataset({ ...wiki, file: join(SHARED_FIXTURES, "2wiki_dev_sample.json") })
+      loadDataset({ ...wiki, file: join(MULTIHOP_FIXTURES, "2wiki_dev_sample.json") })
         .aliases.get("Q38685497")
         ?.has("Free Guy (film)"),
       true,

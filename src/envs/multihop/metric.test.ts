@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { wikiAnswerScores, wikiEvidenceScores, wikiGoldAnswers, wikiGoldEvidenceVariants, wikiSupportScores } from "./2wiki-metric.ts";
-import { SHARED_FIXTURES } from "./fixtures.ts";
+import { MULTIHOP_FIXTURES } from "./fixtures.ts";
 import { musiqueAnswerScores, musiqueSupportScores } from "./musique-metric.ts";
 import { normalizeAnswer, pythonSplit } from "./normalize.ts";
 import { pythonFloatRepr, pythonJsonDumps, pythonRound } from "./python-format.ts";
@@ -16,7 +16,7 @@ interface MetricCases {
   normalization_probes: Array<{ input: string; musique_normalize: string; "2wiki_normalize": string }>;
 }
 
-const fixture = JSON.parse(readFileSync(join(SHARED_FIXTURES, "metric_cases.json"), "utf8")) as MetricCases;
+const fixture = JSON.parse(readFileSync(join(MULTIHOP_FIXTURES, "metric_cases.json"), "utf8")) as MetricCases;
 
 /** Exact for 0/1 and integer zeros; 1e-12 for other floats (the fixture README's tolerance). */
 function assertScore(actual: number, expected: number, label: string): void {

@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { runScoreCommand } from "../../cli/commands/score.ts";
 import { ToolgymError } from "../../core/index.ts";
-import { SHARED_FIXTURES } from "./fixtures.ts";
+import { MULTIHOP_FIXTURES } from "./fixtures.ts";
 import { pythonSplit } from "./normalize.ts";
 import { formatOfficialOutput, metricValues, scoreMusiqueFiles, scoreWikiFiles } from "./score-files.ts";
 
-const musiqueGold = join(SHARED_FIXTURES, "musique_dev_sample.jsonl");
-const wikiGold = join(SHARED_FIXTURES, "2wiki_dev_sample.json");
+const musiqueGold = join(MULTIHOP_FIXTURES, "musique_dev_sample.jsonl");
+const wikiGold = join(MULTIHOP_FIXTURES, "2wiki_dev_sample.json");
 const directory = mkdtempSync(join(tmpdir(), "toolgym-score-"));
 const musiqueRecords = readFileSync(musiqueGold, "utf8")
   .split("\n")
