@@ -10,12 +10,10 @@ import { getEnvironment } from "../src/envs/registry.ts";
 import { ChatTemplate } from "../src/data/chat-template.ts";
 import { SegmentTokenizer } from "../src/data/tokenizer.ts";
 import { startRecordingProxy, type RecordingProxy } from "../src/testing/recording-proxy.ts";
-import { integrationSkipReason, pythonWithIntegrations } from "./support/qwen3.ts";
+import { requirePython } from "./support/qwen3.ts";
 import { startTransformersServe, tinyQwen3Dir } from "./support/tiny-qwen3.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const python = pythonWithIntegrations();
-const skip = integrationSkipReason("python with transformers (transformers serve)", python !== undefined);
 
 interface Result {
   id: string;
@@ -53,14 +51,14 @@ function readRun(out: string, label: string): { results: Result[]; metadata: Rec
   return { results, metadata: JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8")) };
 }
 
-describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call tools)", { skip }, () => {
+describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call tools)", () => {
   let modelDir: string;
   let serve: Awaited<ReturnType<typeof startTransformersServe>>;
   let proxy: RecordingProxy;
   let out: string;
   before(async () => {
-    modelDir = tinyQwen3Dir(python as string);
-    serve = await startTransformersServe(python as string, modelDir);
+    modelDir = tinyQwen3Dir(requirePython());
+    serve = await startTransformersServe(requirePython(), modelDir);
     proxy = await startRecordingProxy(serve.url);
     out = mkdtempSync(join(tmpdir(), "toolgym-eval-serve-"));
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromiumSkipReason, withWatchedPage } from "./support/chromium.ts";
+import { withWatchedPage } from "./support/chromium.ts";
 import { runCli, writeSyntheticRun } from "./report-support.ts";
 
 describe("report: the HTML report in headless Chromium", () => {
@@ -54,9 +54,7 @@ describe("report: the HTML report in headless Chromium", () => {
     assert.ok((html.match(/<svg /g) ?? []).length >= 6, "metric, component and turn charts are inline SVG");
   });
 
-  it("renders without console errors and shows the table and the plots", async (context) => {
-    const skip = chromiumSkipReason();
-    if (skip) return context.skip(skip);
+  it("renders without console errors and shows the table and the plots", async () => {
     await withWatchedPage({ file: htmlFile, viewport: { width: 1280, height: 900 } }, async ({ page, url, problems, requests }) => {
       const table = page.locator("table#results");
       assert.ok(await table.isVisible(), "the results table is visible");

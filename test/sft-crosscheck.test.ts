@@ -14,9 +14,7 @@ import { PythonFloat, parsePythonJson, pythonJsonDumps } from "../src/data/pytho
 import { SegmentTokenizer } from "../src/data/tokenizer.ts";
 import { createRandom } from "../src/core/random.ts";
 import { generateTau2Lines } from "../src/data/synth/generate.ts";
-import { integrationSkipReason, pythonWithIntegrations, qwen3TokenizerDir } from "./support/qwen3.ts";
-
-const python = pythonWithIntegrations();
+import { qwen3TokenizerDir, requirePython } from "./support/qwen3.ts";
 
 interface Case {
   name: string;
@@ -75,52 +73,48 @@ function buildCases(count: number): Case[] {
   return cases;
 }
 
-test(
-  "rendering and token ids equal Python transformers apply_chat_template on 320 conversations",
-  { skip: integrationSkipReason("Python venv with transformers", python !== undefined) },
-  async () => {
-    const directory = qwen3TokenizerDir();
-    const template = ChatTemplate.fromDirectory(directory);
-    const tokenizer = SegmentTokenizer.fromDirectory(directory);
-    const cases = buildCases(320);
-    const workDirectory = mkdtempSync(join(tmpdir(), "toolgym-crosscheck-"));
-    const casesPath = join(workDirectory, "cases.json");
-    const outputPath = join(workDirectory, "python.json");
-    // pythonJsonDumps keeps PythonFloat as 100.0 and Map key order, so Python sees the same values
-    writeFileSync(casesPath, pythonJsonDumps(cases));
-    const script = resolve(import.meta.dirname, "../python/crosscheck/render_tokenize.py");
-    // Python runs while toolgym renders
-    const pythonRun = runPython(python as string, [script, directory, casesPath, outputPath]);
-    const rendered = cases.map((entry) => {
-      const text = template.render(entry.messages, {
-        tools: entry.tools,
-        addGenerationPrompt: entry.add_generation_prompt,
-        templateKwargs: entry.template_kwargs,
-      });
-      return { text, ids: tokenizer.encode(text) };
+test("rendering and token ids equal Python transformers apply_chat_template on 320 conversations", async () => {
+  const directory = qwen3TokenizerDir();
+  const template = ChatTemplate.fromDirectory(directory);
+  const tokenizer = SegmentTokenizer.fromDirectory(directory);
+  const cases = buildCases(320);
+  const workDirectory = mkdtempSync(join(tmpdir(), "toolgym-crosscheck-"));
+  const casesPath = join(workDirectory, "cases.json");
+  const outputPath = join(workDirectory, "python.json");
+  // pythonJsonDumps keeps PythonFloat as 100.0 and Map key order, so Python sees the same values
+  writeFileSync(casesPath, pythonJsonDumps(cases));
+  const script = resolve(import.meta.dirname, "../python/crosscheck/render_tokenize.py");
+  // Python runs while toolgym renders
+  const pythonRun = runPython(requirePython(), [script, directory, casesPath, outputPath]);
+  const rendered = cases.map((entry) => {
+    const text = template.render(entry.messages, {
+      tools: entry.tools,
+      addGenerationPrompt: entry.add_generation_prompt,
+      templateKwargs: entry.template_kwargs,
     });
-    const run = await pythonRun;
-    assert.equal(run.status, 0, run.stderr);
-    const expected = JSON.parse(readFileSync(outputPath, "utf8")) as Record<string, { text: string; ids: number[] }>;
+    return { text, ids: tokenizer.encode(text) };
+  });
+  const run = await pythonRun;
+  assert.equal(run.status, 0, run.stderr);
+  const expected = JSON.parse(readFileSync(outputPath, "utf8")) as Record<string, { text: string; ids: number[] }>;
 
-    const textDifferences: string[] = [];
-    const idDifferences: string[] = [];
-    const features = { tools: 0, toolCalls: 0, reasoning: 0, thinkingFalse: 0, thinkingTrue: 0, generationPrompt: 0 };
-    cases.forEach((entry, index) => {
-      const { text, ids } = rendered[index];
-      const reference = expected[entry.name];
-      if (text !== reference.text) textDifferences.push(entry.name);
-      if (ids.length !== reference.ids.length || ids.some((id, index) => id !== reference.ids[index])) idDifferences.push(entry.name);
-      if (entry.tools) features.tools++;
-      if (entry.add_generation_prompt) features.generationPrompt++;
-      if (entry.template_kwargs?.enable_thinking === false) features.thinkingFalse++;
-      if (entry.template_kwargs?.enable_thinking === true) features.thinkingTrue++;
-      if (text.includes('<tool_call>\n{"name": "')) features.toolCalls++;
-      if (/<think>\n\S/.test(text)) features.reasoning++;
-    });
-    assert.deepEqual(textDifferences, [], "rendered text differs from Python");
-    assert.deepEqual(idDifferences, [], "token ids differ from Python");
-    // the sample really covers the features the cross-check is about
-    for (const [feature, count] of Object.entries(features)) assert.ok(count >= 20, `${feature} appears in only ${count} cases`);
-  },
-);
+  const textDifferences: string[] = [];
+  const idDifferences: string[] = [];
+  const features = { tools: 0, toolCalls: 0, reasoning: 0, thinkingFalse: 0, thinkingTrue: 0, generationPrompt: 0 };
+  cases.forEach((entry, index) => {
+    const { text, ids } = rendered[index];
+    const reference = expected[entry.name];
+    if (text !== reference.text) textDifferences.push(entry.name);
+    if (ids.length !== reference.ids.length || ids.some((id, index) => id !== reference.ids[index])) idDifferences.push(entry.name);
+    if (entry.tools) features.tools++;
+    if (entry.add_generation_prompt) features.generationPrompt++;
+    if (entry.template_kwargs?.enable_thinking === false) features.thinkingFalse++;
+    if (entry.template_kwargs?.enable_thinking === true) features.thinkingTrue++;
+    if (text.includes('<tool_call>\n{"name": "')) features.toolCalls++;
+    if (/<think>\n\S/.test(text)) features.reasoning++;
+  });
+  assert.deepEqual(textDifferences, [], "rendered text differs from Python");
+  assert.deepEqual(idDifferences, [], "token ids differ from Python");
+  // the sample really covers the features the cross-check is about
+  for (const [feature, count] of Object.entries(features)) assert.ok(count >= 20, `${feature} appears in only ${count} cases`);
+});

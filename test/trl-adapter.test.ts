@@ -5,10 +5,8 @@ import { resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
-import { integrationSkipReason, pythonWithIntegrations } from "./support/qwen3.ts";
+import { requirePython } from "./support/qwen3.ts";
 
-const python = pythonWithIntegrations();
-const skip = integrationSkipReason("the Python venv with transformers and trl", python !== undefined);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Type lists are sets in JSON Schema: compare them sorted (transformers sorts union members). */
@@ -44,13 +42,13 @@ function sortedRequired(schema: Json): Json {
   return { type: "function", function: { ...schema.function, parameters } };
 }
 
-describe("toolgym_trl adapter against toolgym serve", { skip }, () => {
+describe("toolgym_trl adapter against toolgym serve", () => {
   let server: RunningServer;
   let report: Json;
   before(async () => {
     server = await startServer({ environments: ENVIRONMENTS, port: 0, token: "tkn" });
     // Asynchronous: the server runs in this process and must keep answering while Python talks to it.
-    const result = await promisify(execFile)(python as string, [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn"], {
+    const result = await promisify(execFile)(requirePython(), [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn"], {
       encoding: "utf8",
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
       timeout: 180_000,

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
-import { integrationSkipReason, pythonWithIntegrations } from "./support/qwen3.ts";
+import { requirePython } from "./support/qwen3.ts";
 
 /**
  * The seed pipeline in miniature, on CPU: a tiny random Qwen3 (real tokenizer and chat template), a short
@@ -13,8 +13,6 @@ import { integrationSkipReason, pythonWithIntegrations } from "./support/qwen3.t
  * `toolgym serve` (a child process on a free loopback port), with TRL's own tool loop calling our tools.
  */
 const root = resolve(import.meta.dirname, "..");
-const python = pythonWithIntegrations();
-const skip = integrationSkipReason("the Python venv with torch, transformers, trl and peft", python !== undefined);
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function freePort(): Promise<number> {
@@ -49,7 +47,7 @@ const lastJson = (output: string): Json =>
       .at(-1) as string,
   );
 
-describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
+describe("TRL GRPO end to end on CPU against toolgym serve", () => {
   let server: ChildProcess | undefined;
   let work: string | undefined;
   after(() => {
@@ -61,6 +59,7 @@ describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
     "SFT on oracle trajectories, then GRPOTrainer(environment_factory=…) calls tools through the server and saves adapter + merged checkpoint",
     { timeout: 20 * 60_000 },
     async () => {
+      const python = requirePython();
       work = mkdtempSync(join(tmpdir(), "toolgym-trl-e2e-"));
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
@@ -70,7 +69,7 @@ describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
       const [, , created] = await Promise.all([
         toolgym("eval", "--env", env, "--agent", "oracle", "--split", "train", "--seed", "1", "--n", "4", "--out", join(work, "oracle"), "--quiet"),
         toolgym("dataset", env, "--split", "train", "--seed", "2", "--n", "8", "--out", join(work, "prompts.parquet")),
-        run(python as string, [join(root, "scripts/make-tiny-qwen3.py"), join(work, "base"), "--tool-call-sft"]),
+        run(python, [join(root, "scripts/make-tiny-qwen3.py"), join(work, "base"), "--tool-call-sft"]),
       ]);
       assert.equal(lastJson(created).toolCallSft, true);
       let tools: Json | undefined;
@@ -85,17 +84,10 @@ describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
 
       // SFT: pretokenized rows (the `toolgym sft` format) from the oracle trajectories, trained by train_sft.py.
       const rows = lastJson(
-        await run(python as string, [
-          join(root, "python/tests/oracle_sft_rows.py"),
-          join(work, "oracle"),
-          url,
-          env,
-          join(work, "base"),
-          join(work, "sft.jsonl"),
-        ]),
+        await run(python, [join(root, "python/tests/oracle_sft_rows.py"), join(work, "oracle"), url, env, join(work, "base"), join(work, "sft.jsonl")]),
       );
       assert.equal(rows.rows, 8, "two assistant turns per oracle trajectory");
-      await run(python as string, [
+      await run(python, [
         join(root, "python/train_sft.py"),
         "--model",
         join(work, "base"),
@@ -130,7 +122,7 @@ describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
       // GRPO through the recipe script, against the running server.
       const before = (await (await fetch(`${url}/stats`)).json()) as Json;
       const output = join(work, "grpo");
-      await run(python as string, [
+      await run(python, [
         join(root, "python/train_grpo.py"),
         "--model",
         join(work, "sft"),
@@ -185,7 +177,7 @@ describe("TRL GRPO end to end on CPU against toolgym serve", { skip }, () => {
         "reward components logged",
       );
 
-      const checkpoint = lastJson(await run(python as string, [join(root, "python/tests/check_checkpoint.py"), output, join(work, "sft")]));
+      const checkpoint = lastJson(await run(python, [join(root, "python/tests/check_checkpoint.py"), output, join(work, "sft")]));
       for (const file of [
         "model.safetensors",
         "config.json",

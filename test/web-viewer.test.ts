@@ -8,7 +8,7 @@ import { getEnvironment } from "../src/envs/registry.ts";
 import { runEvaluation, type RunSummary } from "../src/eval/run-evaluation.ts";
 import { loadViewerData } from "../src/web/viewer-data.ts";
 import { embedJson } from "../src/web/viewer-html.ts";
-import { chromiumSkipReason, withWatchedPage } from "./support/chromium.ts";
+import { withWatchedPage } from "./support/chromium.ts";
 import { runCli } from "./report-support.ts";
 
 const HOSTILE_ID = "mock/eval/0/99#0";
@@ -159,9 +159,7 @@ describe("view: the trajectory viewer", () => {
     assert.match(html, /Content-Security-Policy" content="default-src 'none'/);
   });
 
-  it("lists, filters, sorts and shows episodes in headless Chromium, rendering trajectory text as text", async (context) => {
-    const skip = chromiumSkipReason();
-    if (skip) return context.skip(skip);
+  it("lists, filters, sorts and shows episodes in headless Chromium, rendering trajectory text as text", async () => {
     await withWatchedPage({ file: htmlFile, viewport: { width: 1400, height: 900 } }, async ({ page, url, problems, requests }) => {
       const rows = page.locator("#episode-list .row");
       assert.equal(await rows.count(), 16);

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
-import { integrationSkipReason } from "./qwen3.ts";
+import { missingForTests } from "./qwen3.ts";
 
-/** Debian's chromium (installed by .ci/run), driven by playwright-core without a downloaded browser. */
+/** Debian's chromium (installed by `npm test` when missing), driven by playwright-core without a downloaded browser. */
 export const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 
 /** Launch flags that keep Chromium off the (closed) network of the project machines. */
@@ -17,9 +17,10 @@ export const CHROMIUM_ARGS = [
   "--disable-quic",
 ];
 
-/** Why a browser test must skip here (false: run it); under CI a missing chromium throws instead. */
-export function chromiumSkipReason(): string | false {
-  return integrationSkipReason("Debian chromium (/usr/bin/chromium)", CHROMIUM !== undefined);
+/** The Chromium executable; a missing browser fails the test (`npm test` installs it first). */
+export function requireChromium(): string {
+  if (CHROMIUM === undefined) throw missingForTests("Debian chromium (/usr/bin/chromium)");
+  return CHROMIUM;
 }
 
 export interface WatchedPage {
@@ -40,7 +41,7 @@ export async function withWatchedPage(
   check: (watched: WatchedPage) => Promise<void>,
 ): Promise<void> {
   const { chromium } = await import("playwright-core");
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const browser: Browser = await chromium.launch({ executablePath: requireChromium(), headless: true, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: options.viewport });
     const problems: string[] = [];

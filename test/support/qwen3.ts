@@ -32,12 +32,17 @@ export function pythonWithIntegrations(): string | undefined {
   return existsSync(candidate) ? candidate : undefined;
 }
 
+/** What a test says when something `npm test` installs is missing: the fix, not a skip. */
+export function missingForTests(what: string): Error {
+  return new Error(`${what} is missing; run the README's test command \`npm test\`, which installs it (or run scripts/setup-python.sh)`);
+}
+
 /**
- * Integration tests skip only when their dependencies are missing AND not required; under CI
- * (TOOLGYM_REQUIRE_INTEGRATIONS=1, set by .ci/run) a missing dependency is a failure, not a skip.
+ * The venv's Python interpreter for a test that needs it. A missing venv fails the test (never skips it):
+ * `npm test` creates the venv before it runs any test.
  */
-export function integrationSkipReason(what: string, available: boolean): string | false {
-  if (available) return false;
-  if (process.env.TOOLGYM_REQUIRE_INTEGRATIONS === "1") throw new Error(`${what} is required under CI but missing; run scripts/setup-python.sh`);
-  return `${what} not available here (run scripts/setup-python.sh)`;
+export function requirePython(): string {
+  const python = pythonWithIntegrations();
+  if (python === undefined) throw missingForTests("the Python venv (.venv/bin/python with torch, transformers, trl, peft)");
+  return python;
 }
