@@ -36,19 +36,51 @@ PLAY!`;
 export const NAIVE_INSTRUCTION =
   "You always have to output one of the above actions at a time and no other text. You always have to output an action until the episode terminates.";
 
+/** The chain-of-thought agent's instruction (`chain_of_thought.py`), appended the same way instead. */
+export const COT_INSTRUCTION =
+  "First think about what's the best course of action step by step.\nFinally, provide a single output action at the end of the message in the form of: ACTION: <action>";
+
+/** BALROG's `agent.type`: `naive` answers with the action alone, `cot` reasons and ends with "ACTION: <action>". */
+export type BalrogAgent = "naive" | "cot";
+
+/** The marker the CoT agent splits on (case-sensitive, after filtering). */
+const ACTION_MARKER = "ACTION:";
+
 /** `EnvWrapper`'s default action for invalid output. */
 export const DEFAULT_ACTION = "go forward";
 
-/** Python `str.isspace()` characters, so the filter matches `re.sub(r"[^a-zA-Z\s:]", "", s)` exactly. */
-const NOT_ALLOWED = /[^a-zA-Z:\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/g;
+/**
+ * Python's whitespace (`str.isspace()`, which is also what `\s` matches in a `str` pattern). It differs
+ * from JavaScript's `\s`: it includes U+001C–U+001F and U+0085 and excludes U+FEFF.
+ */
+const PYTHON_WHITESPACE = "\\t\\n\\v\\f\\r \\u001c-\\u001f\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const NOT_ALLOWED = new RegExp(`[^a-zA-Z:${PYTHON_WHITESPACE}]`, "g");
+const IS_WHITESPACE = new RegExp(`^[${PYTHON_WHITESPACE}]$`);
 
-/** The naive agent's `filter_letters`: keeps ASCII letters, whitespace and ':'. */
+/** `filter_letters`: `re.sub(r"[^a-zA-Z\s:]", "", s)`, keeping ASCII letters, Python whitespace and ':'. */
 export function filterLetters(completion: string): string {
   return completion.replace(NOT_ALLOWED, "");
 }
 
+/** Python's `str.strip()` with no argument. */
+export function pythonStrip(text: string): string {
+  // Index scans rather than an anchored regex: `[\s]+$` backtracks quadratically on long inner runs.
+  let start = 0;
+  let end = text.length;
+  while (start < end && IS_WHITESPACE.test(text[start] as string)) start++;
+  while (end > start && IS_WHITESPACE.test(text[end - 1] as string)) end--;
+  return text.slice(start, end);
+}
+
+/** What an agent takes from a reply: the naive filter, or the CoT rule (filter, last "ACTION:" segment, strip). */
+export function extractAction(reply: string, agent: BalrogAgent): string {
+  const filtered = filterLetters(reply);
+  if (agent === "naive") return filtered;
+  return pythonStrip(filtered.split(ACTION_MARKER).at(-1) as string);
+}
+
 export interface ParsedAction {
-  /** The filtered completion (what BALROG records in the history and in `failed_candidates`). */
+  /** The agent's parsed string (what BALROG records in the history and in `failed_candidates`). */
   candidate: string;
   /** Minigrid action id that was executed. */
   action: number;
@@ -57,9 +89,9 @@ export interface ParsedAction {
   valid: boolean;
 }
 
-/** `check_action_validity`: exact, case-sensitive membership, else the default action. */
-export function parseReply(completion: string): ParsedAction {
-  const candidate = filterLetters(completion);
+/** The agent's parse, then `check_action_validity`: exact, case-sensitive membership, else the default action. */
+export function parseReply(completion: string, agent: BalrogAgent = "naive"): ParsedAction {
+  const candidate = extractAction(completion, agent);
   const action = ACTION_BY_NAME.get(candidate);
   if (action !== undefined) return { candidate, action, actionName: candidate, valid: true };
   return { candidate, action: ACTION_BY_NAME.get(DEFAULT_ACTION) as number, actionName: DEFAULT_ACTION, valid: false };
@@ -71,32 +103,37 @@ export function invalidActionNotice(actionName: string): string {
 }
 
 /**
- * Rebuilds the exact prompt BALROG's naive agent sends from toolgym's full message log.
+ * Rebuilds the exact prompt BALROG's agent sends from toolgym's full message log.
  *
  * The log is `[user: instruction, user: obs_0, assistant: reply_1, user: obs_1, ...]` where each user
  * observation is the raw `long_term_context` (with the invalid-action notice already prepended). BALROG
- * keeps `2·maxHistory` events (observations and the filtered previous completions; an empty completion is
- * not recorded), labels old observations "Observation:\n", the newest "Current Observation:\n", and
- * appends the naive instruction to the last user message.
+ * keeps `2·maxHistory` events (observations and the agent's parsed previous replies; an empty parsed reply
+ * is not recorded: `if prev_action:`), labels old observations "Observation:\n", the newest
+ * "Current Observation:\n", and appends the agent's instruction to the last user message. The CoT agent
+ * shows its newest recorded action as "Previous plan:\n" + that step's whole reply (`max_cot_history` 1);
+ * the reply is Python-stripped first, as BALROG's OpenAI-compatible clients return it.
  */
-export function balrogPrompt(log: readonly Message[], maxHistory: number): Message[] {
+export function balrogPrompt(log: readonly Message[], maxHistory: number, agent: BalrogAgent = "naive"): Message[] {
   const instruction = log[0]?.content ?? "";
-  const events: Array<{ role: "user" | "assistant"; text: string }> = [];
+  const events: Array<{ role: "user" | "assistant"; text: string; reply?: string }> = [];
   for (let index = 1; index < log.length; index++) {
     const message = log[index] as Message;
     if (message.role === "user") events.push({ role: "user", text: message.content });
     else if (message.role === "assistant") {
-      const action = filterLetters(message.content ?? "");
-      if (action !== "") events.push({ role: "assistant", text: action });
+      const reply = message.content ?? "";
+      const action = extractAction(reply, agent);
+      if (action !== "") events.push({ role: "assistant", text: action, reply });
     }
   }
   const window = events.slice(Math.max(0, events.length - 2 * maxHistory));
+  const plan = agent === "cot" ? window.findLastIndex((event) => event.role === "assistant") : -1;
   const messages: Message[] = [{ role: "user", content: typeof instruction === "string" ? instruction : "" }];
   window.forEach((event, position) => {
-    if (event.role === "assistant") messages.push({ role: "assistant", content: event.text });
+    if (event.role === "assistant")
+      messages.push({ role: "assistant", content: position === plan ? `Previous plan:\n${pythonStrip(event.reply ?? "")}` : event.text });
     else messages.push({ role: "user", content: `${position === window.length - 1 ? "Current Observation:\n" : "Observation:\n"}${event.text}` });
   });
   const last = messages[messages.length - 1] as Message;
-  if (last.role === "user") last.content += `\n\n${NAIVE_INSTRUCTION}`;
+  if (last.role === "user") last.content += `\n\n${agent === "cot" ? COT_INSTRUCTION : NAIVE_INSTRUCTION}`;
   return messages;
 }

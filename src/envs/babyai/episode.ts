@@ -1,5 +1,5 @@
 import { defineTool, toolError, type Episode, type JsonValue, type Message, type ToolResult } from "../../core/index.ts";
-import { balrogPrompt, instructionPrompt, invalidActionNotice, parseReply, DEFAULT_ACTION } from "./balrog.ts";
+import { balrogPrompt, instructionPrompt, invalidActionNotice, parseReply, DEFAULT_ACTION, type BalrogAgent } from "./balrog.ts";
 import { ACTION_BY_NAME, ACTION_NAMES } from "./constants.ts";
 import { MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
 import { describeObservation } from "./text.ts";
@@ -11,6 +11,8 @@ export interface BabyAIEpisodeOptions {
   protocol: "text" | "tools";
   maxTextHistory: number;
   feedbackOnInvalidAction: boolean;
+  /** BALROG's agent on the text protocol: how replies are parsed and the prompt is built. */
+  balrogAgent: BalrogAgent;
 }
 
 export const ACT_TOOL = defineTool({
@@ -70,7 +72,7 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
       return done;
     },
     reply(text: string): ToolResult {
-      const parsed = parseReply(text);
+      const parsed = parseReply(text, options.balrogAgent);
       return act(parsed.action, parsed.actionName, parsed.candidate, parsed.valid, "invalid_action");
     },
     call(name: string, args: unknown): ToolResult {
@@ -87,7 +89,7 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
         return act(defaultAction, DEFAULT_ACTION, typeof action === "string" ? action : JSON.stringify(action ?? null), false, "invalid_arguments");
       return act(id, action as string, action as string, true, "");
     },
-    ...(options.protocol === "text" ? { view: (log: Message[]) => balrogPrompt(log, options.maxTextHistory) } : {}),
+    ...(options.protocol === "text" ? { view: (log: Message[]) => balrogPrompt(log, options.maxTextHistory, options.balrogAgent) } : {}),
     reward() {
       const progression = success ? 1 : 0;
       return {
@@ -101,6 +103,7 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
     diagnostics(): Record<string, JsonValue> {
       return {
         protocol: options.protocol,
+        balrog_agent: options.protocol === "text" ? options.balrogAgent : null,
         task: options.task,
         num_dists: options.numDistractors,
         level_seed: options.levelSeed.reduce((sum, word, position) => sum + BigInt(word) * (1n << BigInt(32 * position)), 0n).toString(),

@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { EnvConfigError, defineEnvironment } from "../../core/index.ts";
+import { babyaiAudit } from "./policies/audit.ts";
+import { babyaiPolicies } from "./policies/index.ts";
+import { babyaiReplay } from "./replay.ts";
 import { startBabyAIEpisode } from "./episode.ts";
 import { printGrid } from "./grid.ts";
 import { BABYAI_TASKS, MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
@@ -14,6 +17,7 @@ const configSchema = z.strictObject({
   protocol: z.enum(["text", "tools"]).default("text"),
   max_text_history: z.number().int().min(1).max(64).default(16),
   feedback_on_invalid_action: z.boolean().default(true),
+  balrog_agent: z.enum(["naive", "cot"]).default("naive"),
 });
 export type BabyAIConfig = z.infer<typeof configSchema>;
 
@@ -30,6 +34,8 @@ export interface BabyAITaskRecord {
   protocol: "text" | "tools";
   max_text_history: number;
   feedback_on_invalid_action: boolean;
+  /** BALROG's agent type on the text protocol (`naive` or chain-of-thought `cot`). */
+  balrog_agent: "naive" | "cot";
 }
 
 /** The numpy seed words of an episode: `seed + index·2^32`, plus `2^64` on the train split. */
@@ -50,6 +56,14 @@ export function taskForIndex(config: BabyAIConfig, index: number): BabyAITask {
 export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecord>({
   id: "babyai",
   version: "1",
+  title: "BALROG BabyAI",
+  policies: babyaiPolicies,
+  audit: babyaiAudit,
+  metrics: ["return"],
+  // BALROG reports return and progression per task as well as overall.
+  breakdown: { key: "task", metrics: ["return", "progression"] },
+  seedSuite: { order: 4, n: 50, quickN: 5 },
+  replay: babyaiReplay,
   description: "BALROG's BabyAI (MixedTrainLocal: goto, pickup, open, putnext, pick up then go to) with BALROG's text interface; bit-exact levels.",
   protocol: "text",
   splits: ["eval", "train"],
@@ -57,6 +71,10 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
   configSchema,
   maxTurns: (task) => task.max_steps,
   generate({ split, seed, index, config }) {
+    if (config.protocol === "tools" && config.balrog_agent !== "naive")
+      throw new EnvConfigError({
+        message: `babyai: balrog_agent "${config.balrog_agent}" applies to the text protocol only; drop it or set protocol "text"`,
+      });
     const task = taskForIndex(config, index);
     const levelSeed = levelSeedWords(split, seed, index);
     const level = new MixedTrainLocalLevel(task, config.num_dists);
@@ -73,6 +91,7 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
       protocol: config.protocol,
       max_text_history: config.max_text_history,
       feedback_on_invalid_action: config.feedback_on_invalid_action,
+      balrog_agent: config.balrog_agent,
     };
   },
   publicView: (task) => ({ task: task.task, mission: task.mission, max_steps: task.max_steps, num_dists: task.num_dists, protocol: task.protocol }),
@@ -94,5 +113,7 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
       protocol: task.protocol,
       maxTextHistory: task.max_text_history,
       feedbackOnInvalidAction: task.feedback_on_invalid_action,
+      // Task records written before `balrog_agent` existed were naive runs.
+      balrogAgent: task.balrog_agent ?? "naive",
     }),
 });
