@@ -1,7 +1,34 @@
-// npm test: type-check everything, then run every *.test.ts under src/ and test/ with node's test runner.
+// `npm test`: installs what the tests need when it is missing (the Python venv, Debian chromium), type-checks,
+// then runs every *.test.ts under src/ and test/ with node's test runner. The run fails when any test fails,
+// is skipped or todo, or prints to stdout (scripts/test-guard-reporter.mjs).
+//
+// `npm run test:unit`: the fast tier for development: no setup, no type check, and no test that needs
+// Python or Chromium. Either form takes substrings of test paths to run a subset: `npm test -- babyai`.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+process.chdir(root);
+
+const args = process.argv.slice(2);
+const unitOnly = args.includes("--unit");
+const filter = args.filter((arg) => arg !== "--unit");
+
+/** Runs a command with inherited output; exits with its status when it fails. */
+function step(title, command, commandArgs, options = {}) {
+  console.log(`== ${title}`);
+  const result = spawnSync(command, commandArgs, { stdio: "inherit", ...options });
+  if (result.status !== 0) {
+    console.error(`${title} failed (${result.error?.message ?? `exit ${result.status}`})`);
+    process.exit(result.status || 1);
+  }
+}
+
+function onPath(name) {
+  return spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
+}
 
 function findTests(directory, found = []) {
   for (const name of readdirSync(directory)) {
@@ -13,12 +40,65 @@ function findTests(directory, found = []) {
   return found;
 }
 
-const typecheck = spawnSync("npx", ["tsc", "--noEmit", "-p", "tsconfig.json"], { stdio: "inherit" });
-if (typecheck.status !== 0) {
-  console.error("type check failed");
-  process.exit(typecheck.status ?? 1);
+/** A test file needs the integration setup when it asks for the venv's Python or a browser page. */
+function needsIntegrations(file) {
+  return /\brequirePython\(|\bwithWatchedPage\(|\brequireChromium\(/.test(readFileSync(file, "utf8"));
 }
-const filter = process.argv.slice(2);
-const files = [...findTests("src"), ...findTests("test")].filter((file) => filter.length === 0 || filter.some((part) => file.includes(part))).sort();
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...files], { stdio: "inherit" });
-process.exit(result.status ?? 1);
+
+if (!unitOnly) {
+  // Both steps are idempotent and quick when everything is already installed.
+  step("python venv (scripts/setup-python.sh)", "bash", ["scripts/setup-python.sh"]);
+  if (!onPath("chromium")) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    step("apt-get update (for chromium)", "apt-get", ["update", "-qq"], { env });
+    step("apt-get install chromium", "apt-get", ["install", "-y", "-qq", "chromium"], { env });
+  }
+  step("type check", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
+}
+
+const files = [...findTests("src"), ...findTests("test")]
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .filter((file) => !unitOnly || !needsIntegrations(file))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test file matches ${filter.join(", ")}`);
+  process.exit(1);
+}
+
+const guardDirectory = mkdtempSync(join(tmpdir(), "toolgym-test-guard-"));
+const guardFile = join(guardDirectory, "findings.tsv");
+console.log(`== ${files.length} test files${unitOnly ? " (unit tier: no Python or Chromium tests)" : ""}`);
+const run = spawnSync(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    "--test",
+    "--test-concurrency=2",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=./scripts/test-guard-reporter.mjs",
+    `--test-reporter-destination=${guardFile}`,
+    ...files,
+  ],
+  { stdio: "inherit" },
+);
+const findings = readFileSync(guardFile, "utf8")
+  .split("\n")
+  .filter((entry) => entry.length > 0)
+  .map((entry) => entry.split("\t"));
+rmSync(guardDirectory, { recursive: true, force: true });
+
+const explain = {
+  stdout: "printed to stdout (pass output streams to the code under test instead)",
+  skip: "skipped a test (tests never skip: a missing dependency is a failure)",
+  todo: "left a test as todo",
+};
+for (const kind of Object.keys(explain)) {
+  const matching = findings.filter(([found]) => found === kind);
+  if (matching.length === 0) continue;
+  console.error(`\n${matching.length} finding(s): a test ${explain[kind]}:`);
+  for (const [, file, detail] of matching.slice(0, 20)) console.error(`  ${file}: ${detail.slice(0, 200)}`);
+}
+if (run.status !== 0) process.exit(run.status ?? 1);
+if (findings.length > 0) process.exit(1);
