@@ -1,8 +1,8 @@
 import { createRandom, type AnyEnvironment, type Trajectory } from "../core/index.ts";
-import { getPolicy } from "../agents/scripted/registry.ts";
+import { getPolicy } from "../envs/registry.ts";
 import { bootstrapMean, mean } from "../eval/statistics.ts";
 import { runEpisode } from "../rollout/run-episode.ts";
-import type { AuditSpec, PolicySummary } from "./audit-spec.ts";
+import type { AuditSpec, PolicySummary } from "../core/index.ts";
 
 export interface AuditResult {
   env: string;
@@ -34,13 +34,17 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
   for (const policyId of options.policies ?? spec.policies) {
     const policy = getPolicy(env.id, policyId);
     const totals: number[] = [];
+    let unscored = 0;
     const components: Record<string, number[]> = Object.fromEntries(spec.components.map((name) => [name, []]));
     for (let index = 0; index < n; index++) {
       const task = tasks[index];
       const agent = policy.create({ task, random: createRandom("policy", policy.id, split, seed, index) });
       const trajectory = await runEpisode({ env, split, seed, index, config, agent, task });
       options.onEpisode?.(policyId, trajectory);
-      totals.push(trajectory.reward?.total ?? 0);
+      // A reward that could not be computed is not a score of 0: it is counted and fails the audit.
+      const total = trajectory.reward?.total;
+      if (typeof total === "number") totals.push(total);
+      else unscored++;
       for (const name of spec.components) {
         const value = trajectory.reward?.components[name];
         if (typeof value === "number") components[name]?.push(value);
@@ -52,10 +56,16 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
       ci_low: interval.low,
       ci_high: interval.high,
       n,
+      unscored,
       components: Object.fromEntries(spec.components.map((name) => [name, components[name]?.length ? mean(components[name] as number[]) : null])),
     };
   }
-  const failures = spec.acceptance(summaries);
+  const failures = [
+    ...Object.entries(summaries)
+      .filter(([, summary]) => summary.unscored > 0)
+      .map(([id, summary]) => `${id}: ${summary.unscored} of ${n} episodes have no reward (the reward or the episode errored; see the trajectories)`),
+    ...spec.acceptance(summaries),
+  ];
   return { env: env.id, n, seed, split, policies: summaries, verdict: failures.length === 0 ? "pass" : "fail", failures };
 }
 

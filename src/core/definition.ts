@@ -19,6 +19,8 @@ export interface PolicySummary {
   ci_low: number;
   ci_high: number;
   n: number;
+  /** Episodes whose reward total is null (reward error or errored episode); any makes the audit fail. */
+  unscored: number;
   components: Record<string, number | null>;
 }
 
@@ -82,4 +84,23 @@ export interface RunExporter {
   description: string;
   /** The file's text. */
   write(episodes: ExportEpisode[]): string;
+}
+
+/** One scored episode as an environment's `summarize` reads it from a run. */
+export interface SummaryEpisode {
+  metrics: Record<string, number>;
+  /** The trajectory's diagnostics, when the run recorded them. */
+  diagnostics?: Record<string, JsonValue>;
+}
+
+/** A benchmark's own headline numbers for one run (e.g. BALROG's progression % ± SE), with its printed line. */
+export type BenchmarkSummary = { [key: string]: JsonValue } & { text: string };
+
+/** How `toolgym report` shows an environment's own summary: under `key` in each row's JSON, beside the CI. */
+export interface SummarySpec {
+  /** JSON field on the report row and cell (e.g. "balrog"). */
+  key: string;
+  /** Label in the markdown report and card (e.g. "BALROG"). */
+  label: string;
+  summarize(episodes: readonly SummaryEpisode[]): BenchmarkSummary;
 }

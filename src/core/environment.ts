@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
 import type { ToolResult, ToolSpec } from "./tools.ts";
-import type { AuditSpec, BreakdownSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry } from "./definition.ts";
+import type { AuditSpec, BreakdownSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
 
 /**
  * How an agent talks to an environment.
@@ -65,6 +65,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   configSchema: z.ZodType<Config>;
   /** Default maximum number of agent turns for this environment (may depend on the task). */
   maxTurns(task: Task): number;
+  /**
+   * Number of distinct tasks in a split for this config when the tasks come from a fixed dataset
+   * (indices past it wrap around); absent for procedurally generated environments. `toolgym eval`
+   * refuses `--n` beyond it instead of silently repeating tasks.
+   */
+  taskCount?(address: { split: string; config: Config }): number;
   generate(address: TaskAddress<Config>): Task;
   /** The task as an agent may see it: no hidden plan, answers or oracle data. */
   publicView(task: Task): JsonValue;
@@ -88,6 +94,8 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   replay?: ReplayHook;
   /** `toolgym export RUN --format NAME` formats this environment's runs can be written as. */
   exports?: Record<string, RunExporter>;
+  /** The benchmark's own summary of a run (its published formulas and printed line), shown by `toolgym report`. */
+  summary?: SummarySpec;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

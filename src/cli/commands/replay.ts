@@ -1,75 +1,87 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { UsageError, parseConfig, type Message } from "../../core/index.ts";
-import { createScriptedAgent, type PlannedCall } from "../../agents/scripted/policy.ts";
-import { getEnvironment } from "../../envs/registry.ts";
+import { UsageError, parseConfig, type AnyEnvironment, type Message, type ReplayRequest } from "../../core/index.ts";
+import { readJsonItems } from "../../envs/_kit/read-items.ts";
+import { createScriptedAgent, type PlannedCall } from "../../envs/_kit/scripted.ts";
+import { environmentsOfFamily, getEnvironment, isEnvironmentId } from "../../envs/registry.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
-import { parseInteger, writeJson } from "../options.ts";
+import { writeJson, type CliIo, type CommandContext } from "../io.ts";
+import { parseInputFile, parseInteger, parseJsonText, parseText } from "../options.ts";
 
 type ReplayItem = string | PlannedCall | PlannedCall[];
 
-/** Reads a calls file: a JSON array, or JSONL with one item per line. */
-export function readCallsFile(path: string): ReplayItem[] {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new UsageError({ message: `cannot read --calls file '${path}': ${(error as Error).message}` });
-  }
-  const trimmed = text.trim();
-  if (trimmed.startsWith("[")) {
-    try {
-      return JSON.parse(trimmed) as ReplayItem[];
-    } catch (error) {
-      throw new UsageError({ message: `${path}: not valid JSON (${(error as Error).message})` });
-    }
-  }
-  return trimmed
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line, position) => {
-      try {
-        return JSON.parse(line) as ReplayItem;
-      } catch (error) {
-        throw new UsageError({ message: `${path}:${position + 1}: not valid JSON (${(error as Error).message})` });
-      }
-    });
+interface ReplayOptions {
+  seed: number;
+  index: number;
+  split?: string;
+  config: string;
+  task?: string;
+  calls?: string;
+  replies?: string;
+  cases?: string;
+  json?: boolean;
 }
 
-export function registerReplay(program: Command): void {
+/** An environment id, or a family name (e.g. every domain of one benchmark) whose first replayable member answers. */
+function resolveTarget(target: string): AnyEnvironment {
+  if (isEnvironmentId(target)) return getEnvironment(target);
+  const family = environmentsOfFamily(target).filter((env) => env.replay);
+  if (family.length > 0) return family[0] as AnyEnvironment;
+  return getEnvironment(target);
+}
+
+/** The default replay: the calls file's items as the agent's turns through the one episode driver. */
+async function replayCalls(env: AnyEnvironment, options: ReplayOptions, io: CliIo): Promise<void> {
+  if (!options.calls) throw new UsageError({ code: "REPLAY_INPUT_MISSING", message: `${env.id} replay needs --calls FILE` });
+  const config = parseConfig(env.id, env.configSchema, options.config);
+  const split = options.split ?? env.defaultSplit;
+  const items = readJsonItems(options.calls, "--calls") as ReplayItem[];
+  const agent = createScriptedAgent("replay", ({ turn }) => {
+    const item = items[turn - 1];
+    if (typeof item === "string") return { text: item };
+    if (Array.isArray(item)) return { calls: item };
+    if (item && typeof item === "object") return { calls: [item] };
+    return { text: "" };
+  });
+  const trajectory = await runEpisode({ env, split, seed: options.seed, index: options.index, config, agent, maxTurns: items.length });
+  if (options.json) return writeJson(io, trajectory);
+  const lines = trajectory.steps.map((step) => `[${step.turn}] ${step.name}(${JSON.stringify(step.arguments)}) → ${step.result}`);
+  const last = trajectory.messages.filter((message: Message) => message.role !== "tool").length;
+  lines.push("", `termination: ${trajectory.termination}  turns: ${trajectory.turns}  messages: ${last}`, `reward: ${JSON.stringify(trajectory.reward)}`);
+  io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+export function registerReplay(program: Command, { io }: CommandContext): void {
   program
     .command("replay")
-    .description("Rebuild a task and apply a list of tool calls (or text replies); print the trajectory and reward.")
-    .argument("<env>", "environment id")
-    .option("--seed <seed>", "seed", parseInteger("--seed"), 0)
-    .option("--index <index>", "task index", parseInteger("--index"), 0)
-    .option("--split <split>", "split")
-    .option("--config <json>", "environment config as JSON", "{}")
-    .requiredOption("--calls <file>", "JSON array or JSONL: {name, arguments} per call, an array per turn, or strings for text environments")
+    .description("Rebuild a task and apply recorded tool calls, replies or reference cases; print the result and the reward.")
+    .argument("<env>", "environment id (or a family name with --cases)")
+    .option("--seed <seed>", "seed", parseInteger("--seed", { min: 0 }), 0)
+    .option("--index <index>", "task index", parseInteger("--index", { min: 0 }), 0)
+    .option("--split <split>", "split", parseText("--split"))
+    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option("--task <id>", "task id, for environments whose tasks have ids", parseText("--task"))
+    .option("--calls <file>", "JSON array or JSONL: {name, arguments} per call, an array per turn, or strings for text environments", parseInputFile("--calls"))
+    .option("--replies <file>", "JSON array of raw model replies, for text-protocol environments that parse replies", parseInputFile("--replies"))
+    .option("--cases <file>", "JSONL of reference cases, for environments that ship them", parseInputFile("--cases"))
     .option("--json", "print JSON")
-    .action(async (envId: string, options: { seed: number; index: number; split?: string; config: string; calls: string; json?: boolean }) => {
-      if (envId === "babyai") {
-        const { replayBabyAI } = await import("../../envs/babyai/replay.ts");
-        return writeJson(
-          replayBabyAI({ config: options.config, seed: options.seed, index: options.index, split: options.split, actions: readCallsFile(options.calls) }),
-        );
+    .action(async (target: string, options: ReplayOptions) => {
+      const env = resolveTarget(target);
+      if (!env.replay) return replayCalls(env, options, io);
+      const request: ReplayRequest = {
+        config: options.config,
+        seed: options.seed,
+        index: options.index,
+        ...(options.split !== undefined ? { split: options.split } : {}),
+        ...(options.task !== undefined ? { task: options.task } : {}),
+        ...(options.calls !== undefined ? { calls: options.calls } : {}),
+        ...(options.replies !== undefined ? { replies: options.replies } : {}),
+        ...(options.cases !== undefined ? { cases: options.cases } : {}),
+      };
+      const output = await env.replay(request);
+      if (output && typeof output === "object" && !Array.isArray(output) && "lines" in output && Array.isArray(output.lines)) {
+        for (const line of output.lines) io.stdout.write(`${JSON.stringify(line)}\n`);
+        return;
       }
-      const env = getEnvironment(envId);
-      const config = parseConfig(env.id, env.configSchema, options.config);
-      const split = options.split ?? env.defaultSplit;
-      const items = readCallsFile(options.calls);
-      const agent = createScriptedAgent("replay", ({ turn }) => {
-        const item = items[turn - 1];
-        if (typeof item === "string") return { text: item };
-        if (Array.isArray(item)) return { calls: item };
-        if (item && typeof item === "object") return { calls: [item] };
-        return { text: "" };
-      });
-      const trajectory = await runEpisode({ env, split, seed: options.seed, index: options.index, config, agent, maxTurns: items.length });
-      if (options.json) return writeJson(trajectory);
-      const lines = trajectory.steps.map((step) => `[${step.turn}] ${step.name}(${JSON.stringify(step.arguments)}) → ${step.result}`);
-      const last = trajectory.messages.filter((message: Message) => message.role !== "tool").length;
-      lines.push("", `termination: ${trajectory.termination}  turns: ${trajectory.turns}  messages: ${last}`, `reward: ${JSON.stringify(trajectory.reward)}`);
-      process.stdout.write(`${lines.join("\n")}\n`);
+      writeJson(io, output);
     });
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createRandom } from "../../core/index.ts";
-import { babyaiPolicies } from "../../agents/scripted/babyai/index.ts";
-import { nextAction } from "../../agents/scripted/babyai/planner.ts";
+import { babyaiPolicies } from "./policies/index.ts";
+import { nextAction } from "./policies/planner.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { describeEnvironmentContract } from "../_kit/contract.ts";
 import { babyaiEnvironment, levelSeedWords } from "./index.ts";

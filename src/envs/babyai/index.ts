@@ -6,6 +6,7 @@ import { babyaiReplay } from "./replay.ts";
 import { startBabyAIEpisode } from "./episode.ts";
 import { printGrid } from "./grid.ts";
 import { BABYAI_TASKS, MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
+import { summarizeBabyAI } from "./summary.ts";
 
 /**
  * `babyai`: BALROG's BabyAI benchmark (`BabyAI-MixedTrainLocal-v0/<task>`), ported bit for bit from the
@@ -116,4 +117,6 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
       // Task records written before `balrog_agent` existed were naive runs.
       balrogAgent: task.balrog_agent ?? "naive",
     }),
+  // BALROG's progression % ± standard error and its printed line, beside toolgym's bootstrap CI.
+  summary: { key: "balrog", label: "BALROG", summarize: summarizeBabyAI },
 });

@@ -1,4 +1,5 @@
-import { UsageError, parseConfig } from "../../core/index.ts";
+import { UsageError, parseConfig, type JsonValue, type ReplayHook } from "../../core/index.ts";
+import { readJsonItems } from "../_kit/read-items.ts";
 import { parseReply } from "./balrog.ts";
 import { printGrid } from "./grid.ts";
 import { babyaiEnvironment, levelSeedWords, taskForIndex } from "./index.ts";
@@ -97,3 +98,10 @@ export function replayBabyAI(options: { config: unknown; seed: number; index: nu
   record.episode_return = roundLikePython(total);
   return record;
 }
+
+/** `toolgym replay babyai --calls FILE`: action strings applied the way BALROG applies them. */
+export const babyaiReplay: ReplayHook = async (request) => {
+  if (!request.calls) throw new UsageError({ code: "REPLAY_INPUT_MISSING", message: "babyai replay needs --calls FILE (a JSON array of action strings)" });
+  const actions = readJsonItems(request.calls, "--calls");
+  return replayBabyAI({ config: request.config, seed: request.seed, index: request.index, split: request.split, actions }) as unknown as JsonValue;
+};

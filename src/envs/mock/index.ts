@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { standardAcceptance } from "../_kit/acceptance.ts";
+import { mockPolicies } from "./policies.ts";
 import { createRandom, defineEnvironment, defineTool, scoreComponents, toolError, toolResult, type Episode } from "../../core/index.ts";
 
 /**
@@ -42,6 +44,13 @@ const tools = [
 export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
   id: "mock",
   version: "1",
+  title: "mock",
+  policies: mockPolicies,
+  audit: {
+    components: ["outcome", "stop"],
+    policies: ["oracle", "reckless_guess"],
+    acceptance: standardAcceptance({ oracle: "oracle", oracleMin: 0.95, pilots: ["reckless_guess"], pilotMax: 0.25 }),
+  },
   description: "Tiny key-value lookup used by the framework's own tests.",
   protocol: "tools",
   splits: ["train", "eval"],

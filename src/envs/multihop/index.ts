@@ -1,8 +1,11 @@
 import { z } from "zod";
-import { defineEnvironment, type JsonValue } from "../../core/index.ts";
+import { defineEnvironment, type JsonValue, type SuiteEntry } from "../../core/index.ts";
+import { multihopAudit } from "./policies/audit.ts";
+import { multihopPolicies } from "./policies/index.ts";
 import { wikiGoldAnswers } from "./2wiki-metric.ts";
 import { getDataset, resolveDataSource, type MultihopDatasetId } from "./dataset.ts";
 import { MODES, startEpisode, type MultihopTask } from "./episode.ts";
+import { musiquePredictions, wikiPredictions } from "./export-predictions.ts";
 
 /**
  * `musique` and `2wiki`: the MuSiQue-Ans and 2WikiMultihopQA dev sets as environments, scored with
@@ -71,9 +74,27 @@ function solution(task: MultihopTask): JsonValue {
   };
 }
 
+/** The seed-card row: the official dev file from `--data-dir`; `quick` and no data dir use the shipped sample. */
+function seedSuite(order: number, n: number, officialFile: string): SuiteEntry {
+  return {
+    order,
+    n,
+    quickN: 8,
+    config: { mode: "search" },
+    seedConfig: (dataDir) => ({ mode: "search", data_dir: dataDir }),
+    dataDirHint: officialFile,
+  };
+}
+
 export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>({
   id: "musique",
   version: "1",
+  title: "MuSiQue",
+  family: "multihop",
+  policies: multihopPolicies,
+  audit: multihopAudit(),
+  metrics: ["em", "f1"],
+  seedSuite: seedSuite(1, 2417, "musique_ans_v1.0_dev.jsonl"),
   description: "MuSiQue-Ans dev (official answer EM/F1), modes context | search | pool | closed_book.",
   protocol: "tools",
   splits: ["dev"],
@@ -81,6 +102,8 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
   configSchema: musiqueConfig,
   maxTurns: (task) => task.maxTurns,
   generate: ({ index, config }) => generateTask("musique", config, index),
+  taskCount: ({ config }) => getDataset(resolveDataSource("musique", config)).examples.length,
+  exports: { musique: musiquePredictions },
   publicView,
   solution,
   start: startEpisode,
@@ -89,6 +112,12 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
 export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
   id: "2wiki",
   version: "1",
+  title: "2WikiMultihopQA",
+  family: "multihop",
+  policies: multihopPolicies,
+  audit: multihopAudit(),
+  metrics: ["em", "f1"],
+  seedSuite: seedSuite(2, 12576, "dev.json"),
   description: "2WikiMultihopQA dev (official v1.1 answer EM/F1), modes context | search | pool | closed_book.",
   protocol: "tools",
   splits: ["dev"],
@@ -96,6 +125,8 @@ export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
   configSchema: wikiConfig,
   maxTurns: (task) => task.maxTurns,
   generate: ({ index, config }) => generateTask("2wiki", config, index),
+  taskCount: ({ config }) => getDataset(resolveDataSource("2wiki", config)).examples.length,
+  exports: { "2wiki": wikiPredictions },
   publicView,
   solution,
   start: startEpisode,

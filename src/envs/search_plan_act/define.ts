@@ -1,4 +1,6 @@
-import { EnvConfigError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type Message } from "../../core/index.ts";
+import { EnvConfigError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type Message, type SuiteEntry } from "../../core/index.ts";
+import { searchPlanAudit } from "./policies/audit.ts";
+import { searchPlanPolicies } from "./policies/index.ts";
 import { createConfigSchema, type ConfigDefaults, type SearchPlanConfig } from "./config.ts";
 import { SearchPlanEpisode } from "./episode.ts";
 import { generateTask } from "./generate.ts";
@@ -8,7 +10,9 @@ import { themeByName, type Theme } from "./themes.ts";
 
 export interface SearchPlanDefinitionOptions {
   id: string;
+  title: string;
   description: string;
+  seedSuite?: SuiteEntry;
   splits: readonly string[];
   defaultSplit: string;
   defaults: ConfigDefaults;
@@ -61,7 +65,13 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
   return defineEnvironment<SearchPlanConfig, SearchPlanTask>({
     id: options.id,
     version: "1",
+    title: options.title,
+    family: "search_plan",
     description: options.description,
+    policies: searchPlanPolicies,
+    audit: searchPlanAudit(),
+    metrics: ["reward"],
+    ...(options.seedSuite ? { seedSuite: options.seedSuite } : {}),
     protocol: "tools",
     splits: options.splits,
     defaultSplit: options.defaultSplit,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createRandom } from "../../core/index.ts";
-import { GARBAGE_CALLS } from "../../agents/scripted/search-plan-act/pilots.ts";
-import { createScriptedAgent } from "../../agents/scripted/policy.ts";
+import { GARBAGE_CALLS } from "./policies/pilots.ts";
+import { createScriptedAgent } from "../_kit/scripted.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import type { SearchPlanEpisode } from "./episode.ts";
 import { searchPlanActEnvironment as env } from "./index.ts";

@@ -12,6 +12,7 @@ export { defineSearchPlanEnvironment } from "./define.ts";
  */
 export const searchPlanActEnvironment = defineSearchPlanEnvironment({
   id: "search_plan_act",
+  title: "search_plan_act",
   description: "Find, read, update and link records of a generated fictional database to reach a stated goal (1-4 hops).",
   splits: ["train", "eval"],
   defaultSplit: "eval",

@@ -8,6 +8,8 @@ import { OOD_THEMES } from "../search_plan_act/themes.ts";
  */
 export const searchPlanOodEnvironment = defineSearchPlanEnvironment({
   id: "search_plan_ood",
+  title: "search_plan_ood",
+  seedSuite: { order: 3, n: 100, quickN: 10 },
   description: "Out-of-distribution search_plan_act: held-out themes, 4-6 hops, larger worlds, paginated search.",
   splits: ["ood"],
   defaultSplit: "ood",

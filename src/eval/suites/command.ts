@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../../core/index.ts";
 import type { ModelSpec } from "../run-evaluation.ts";
-import { requireBuiltinSuite } from "./builtin.ts";
+import { requireBuiltinSuite, seedDataFiles } from "./builtin.ts";
 import { NOT_AVAILABLE, modelSpecs, runSuite, type SuiteManifest } from "./run-suite.ts";
 import { loadSuiteFile, type Suite } from "./suite.ts";
 
@@ -51,8 +51,7 @@ export async function runSuiteCommand(options: SuiteCommandOptions): Promise<num
   if (suite.name === "seed-card" && !options.dataDir) {
     throw new UsageError({
       code: "SUITE_DATA_MISSING",
-      message:
-        "--suite seed-card reads the official dev files: pass --data-dir DIR holding musique_ans_v1.0_dev.jsonl and dev.json (or use --suite quick for the shipped samples)",
+      message: `--suite seed-card reads the official dev files: pass --data-dir DIR holding ${Object.values(seedDataFiles()).join(" and ")} (or use --suite quick for the shipped samples)`,
     });
   }
   const out = options.out ?? join("runs", `${suite.name.replace(/[^\w.-]+/g, "_")}-${timestamp()}`);

@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { UsageError, parseConfig, type AnyEnvironment } from "../../core/index.ts";
 import { ENVIRONMENTS } from "../../envs/registry.ts";
 import { runEvaluation, type ModelSpec } from "../run-evaluation.ts";
-import { SEED_DATA_FILES } from "./builtin.ts";
+import { seedDataFiles } from "./builtin.ts";
 import type { Suite, SuiteRow } from "./suite.ts";
 
 /** A model to evaluate: `LABEL=URL[,URL…]#MODEL` on the command line. */
@@ -61,7 +61,7 @@ export function parseModelTarget(text: string): ModelTarget {
 
 /** Checks the official dev files a row reads from its `data_dir` before any episode runs. */
 function checkDataFiles(row: SuiteRow): void {
-  const file = SEED_DATA_FILES[row.env];
+  const file = seedDataFiles()[row.env];
   const dataDir = row.config.data_dir;
   if (!file || typeof dataDir !== "string") return;
   if (!existsSync(join(dataDir, file))) {

@@ -1,13 +1,12 @@
-import { standardAcceptance, type AuditSpec } from "../../../audit/audit-spec.ts";
+import { standardAcceptance, type AuditSpec } from "../../_kit/acceptance.ts";
 
 /**
  * The audit of `musique` / `2wiki`: the oracle must reach F1 ≥ 0.95 and every pilot (answer dump,
  * empty answer, echo of the question, constant "yes") must stay at or below 0.25 with its confidence
  * interval below the oracle's.
  */
-export function multihopAudit(envId: "musique" | "2wiki"): AuditSpec {
+export function multihopAudit(): AuditSpec {
   return {
-    env: envId,
     components: ["f1", "em", "supporting_read"],
     policies: ["oracle", "answer_dump", "empty_answer", "echo_question", "guess_yes"],
     acceptance: standardAcceptance({

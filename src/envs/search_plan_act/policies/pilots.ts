@@ -1,8 +1,8 @@
 import type { Random } from "../../../core/index.ts";
-import { givenName, surname } from "../../../envs/search_plan_act/names.ts";
-import type { SearchPlanTask } from "../../../envs/search_plan_act/task.ts";
-import { themeByName, type FieldSpec, type Theme } from "../../../envs/search_plan_act/themes.ts";
-import type { PlannedCall } from "../policy.ts";
+import { givenName, surname } from "../names.ts";
+import type { SearchPlanTask } from "../task.ts";
+import { themeByName, type FieldSpec, type Theme } from "../themes.ts";
+import type { PlannedCall } from "../../_kit/scripted.ts";
 import type { Script } from "./driver.ts";
 import { oracleScript } from "./oracle.ts";
 import { createObservations, observe, taskWords, type Observations } from "./observe.ts";

@@ -1,8 +1,8 @@
 import type { Random } from "../../../core/index.ts";
-import { solveTask, type SolverCall } from "../../../envs/search_plan_act/solver.ts";
-import type { SearchPlanTask } from "../../../envs/search_plan_act/task.ts";
-import { themeByName } from "../../../envs/search_plan_act/themes.ts";
-import type { PlannedCall } from "../policy.ts";
+import { solveTask, type SolverCall } from "../solver.ts";
+import type { SearchPlanTask } from "../task.ts";
+import { themeByName } from "../themes.ts";
+import type { PlannedCall } from "../../_kit/scripted.ts";
 import { single, type Script } from "./driver.ts";
 import { createObservations, observe, taskWords, type Observations } from "./observe.ts";
 

@@ -1,8 +1,8 @@
 import type { Agent } from "../../../core/index.ts";
-import { ACTION_NAMES } from "../../../envs/babyai/constants.ts";
-import type { BabyAITaskRecord } from "../../../envs/babyai/index.ts";
-import { MixedTrainLocalLevel } from "../../../envs/babyai/level.ts";
-import { createScriptedAgent, type ScriptedPolicy } from "../policy.ts";
+import { ACTION_NAMES } from "../constants.ts";
+import type { BabyAITaskRecord } from "../index.ts";
+import { MixedTrainLocalLevel } from "../level.ts";
+import { createScriptedAgent, type ScriptedPolicy } from "../../_kit/scripted.ts";
 import { nextAction } from "./planner.ts";
 
 /** An agent that answers with an action string: plain text, or an `act` tool call under the tools protocol. */

@@ -1,5 +1,5 @@
-import type { MultihopTask } from "../../../envs/multihop/index.ts";
-import { createScriptedAgent, type ScriptedDecision, type ScriptedPolicy } from "../policy.ts";
+import type { MultihopTask } from "../index.ts";
+import { createScriptedAgent, type ScriptedDecision, type ScriptedPolicy } from "../../_kit/scripted.ts";
 
 /**
  * Scripted agents for `musique` and `2wiki`, in every mode. In the tool modes they call search/read/

@@ -1,21 +1,4 @@
-/** What an environment's audit checks; each environment registers one. */
-export interface PolicySummary {
-  mean: number;
-  ci_low: number;
-  ci_high: number;
-  n: number;
-  components: Record<string, number | null>;
-}
-
-export interface AuditSpec {
-  env: string;
-  /** Reward components shown in the table, in order. */
-  components: string[];
-  /** Policy ids in the order they run and print. */
-  policies: string[];
-  /** Returns the failed acceptance criteria, as readable sentences (empty: pass). */
-  acceptance(results: Record<string, PolicySummary>): string[];
-}
+import type { AuditSpec } from "../../core/index.ts";
 
 export interface StandardAcceptance {
   oracle: string;
@@ -65,3 +48,5 @@ export function standardAcceptance(rules: StandardAcceptance): AuditSpec["accept
     return failures;
   };
 }
+
+export type { AuditSpec } from "../../core/index.ts";

@@ -1,4 +1,4 @@
-import { standardAcceptance, type AuditSpec } from "../../../audit/audit-spec.ts";
+import { standardAcceptance, type AuditSpec } from "../../_kit/acceptance.ts";
 import { HACKING_PILOTS, searchPlanPolicies } from "./index.ts";
 
 /**
@@ -6,9 +6,8 @@ import { HACKING_PILOTS, searchPlanPolicies } from "./index.ts";
  * with its upper 95% bound below the lower bound of noisy_oracle_0.3; the noisy oracles strictly
  * decreasing in ε; oracle_plus_collateral strictly below the oracle.
  */
-export function searchPlanAudit(envId: string): AuditSpec {
+export function searchPlanAudit(): AuditSpec {
   return {
-    env: envId,
     components: ["outcome", "grounding", "stop"],
     policies: searchPlanPolicies.map((policy) => policy.id),
     acceptance: standardAcceptance({

@@ -1,7 +1,7 @@
-import { ACTION, DIRECTION_X, DIRECTION_Y } from "../../../envs/babyai/constants.ts";
-import type { WorldObject } from "../../../envs/babyai/grid.ts";
-import type { GoToInstruction, Instruction, OpenInstruction, PickupInstruction, PutNextInstruction } from "../../../envs/babyai/instructions.ts";
-import type { MixedTrainLocalLevel } from "../../../envs/babyai/level.ts";
+import { ACTION, DIRECTION_X, DIRECTION_Y } from "../constants.ts";
+import type { WorldObject } from "../grid.ts";
+import type { GoToInstruction, Instruction, OpenInstruction, PickupInstruction, PutNextInstruction } from "../instructions.ts";
+import type { MixedTrainLocalLevel } from "../level.ts";
 
 /**
  * A full-information planner for MixedTrainLocal levels: it reads the true grid and the instruction's

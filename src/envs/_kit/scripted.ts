@@ -1,15 +1,4 @@
-import type { Agent, AgentRequest, AgentTurn, AssistantMessage, Message, Random, ToolCall } from "../../core/index.ts";
-
-/**
- * A scripted policy: builds one agent per episode. It may look at the hidden task (an oracle uses the
- * plan to decide what to look for) but acts only through the same tool-call interface a model uses.
- */
-export interface ScriptedPolicy<Task = unknown> {
-  id: string;
-  kind: "genuine" | "pilot";
-  description: string;
-  create(options: { task: Task; random: Random }): Agent;
-}
+import type { Agent, AgentRequest, AgentTurn, AssistantMessage, Message, ToolCall } from "../../core/index.ts";
 
 /** A tool call the scripted agent wants to make; `rawArguments` sends malformed JSON on purpose. */
 export interface PlannedCall {
@@ -71,3 +60,5 @@ export function lastToolResult(messages: Message[]): unknown {
   }
   return undefined;
 }
+
+export type { ScriptedPolicy } from "../../core/index.ts";

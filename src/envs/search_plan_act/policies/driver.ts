@@ -1,5 +1,5 @@
 import type { Agent, Message } from "../../../core/index.ts";
-import { createScriptedAgent, type PlannedCall } from "../policy.ts";
+import { createScriptedAgent, type PlannedCall } from "../../_kit/scripted.ts";
 
 /**
  * A script: a generator that yields a batch of tool calls per turn and receives the parsed results

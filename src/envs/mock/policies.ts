@@ -1,5 +1,5 @@
-import type { MockTask } from "../../envs/mock/index.ts";
-import { createScriptedAgent, lastToolResult, type ScriptedPolicy } from "./policy.ts";
+import type { MockTask } from "./index.ts";
+import { createScriptedAgent, lastToolResult, type ScriptedPolicy } from "../_kit/scripted.ts";
 
 export const mockPolicies: ScriptedPolicy<MockTask>[] = [
   {

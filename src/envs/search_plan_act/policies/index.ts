@@ -1,6 +1,6 @@
 import type { Random } from "../../../core/index.ts";
-import type { SearchPlanTask } from "../../../envs/search_plan_act/task.ts";
-import type { ScriptedPolicy } from "../policy.ts";
+import type { SearchPlanTask } from "../task.ts";
+import type { ScriptedPolicy } from "../../_kit/scripted.ts";
 import { createScriptAgent, type Script } from "./driver.ts";
 import { collateralScript, noisyOracleScript, oracleScript } from "./oracle.ts";
 import * as pilots from "./pilots.ts";

@@ -1,4 +1,4 @@
-import { standardAcceptance, type AuditSpec } from "../../../audit/audit-spec.ts";
+import { standardAcceptance, type AuditSpec } from "../../_kit/acceptance.ts";
 
 /**
  * BabyAI audit. The oracle must score like the reference bot (mean return ≈ 0.92 over the five tasks,
@@ -7,7 +7,6 @@ import { standardAcceptance, type AuditSpec } from "../../../audit/audit-spec.ts
  * measured pilot scores plus margin (about.md, "Audit").
  */
 export const babyaiAudit: AuditSpec = {
-  env: "babyai",
   components: ["return", "success", "progression"],
   policies: ["oracle", "random_actions", "always_forward", "spin_in_place", "toggle_spam", "invalid_text"],
   acceptance: standardAcceptance({
