@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { getEnvironment } from "../registry.ts";
 import { GOLDEN_ADDRESSES, snapshotTask } from "./snapshot.ts";
 
-// Golden files pin a few tasks and their oracle trajectories. After an intended generator or reward
-// change, regenerate them with: UPDATE_GOLDEN=1 node --import tsx --test src/envs/search_plan_act/determinism.test.ts
+// Golden files pin a few tasks and their oracle trajectories. The test only reads them; after an intended
+// generator or reward change, regenerate them with scripts/update-search-plan-goldens.ts and review the diff.
+const REGENERATE = "npx tsx scripts/update-search-plan-goldens.ts";
 const here = dirname(fileURLToPath(import.meta.url));
 
 async function snapshots(envId: string): Promise<string> {
@@ -22,17 +23,14 @@ describe("search_plan determinism", () => {
   for (const envId of ["search_plan_act", "search_plan_ood"]) {
     it(`${envId}: matches the golden file`, async () => {
       const file = join(here, "__golden__", `${envId}.json`);
+      assert.ok(existsSync(file), `golden file ${file} is missing; create it with ${REGENERATE}`);
       const actual = await snapshots(envId);
-      if (process.env.UPDATE_GOLDEN === "1" || !existsSync(file)) {
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, actual);
-      }
       // Compared as compact JSON (same keys, order and values), so reformatting the file (prettier) is not a change.
       const compact = (text: string): string => JSON.stringify(JSON.parse(text));
       assert.equal(
         compact(actual),
         compact(readFileSync(file, "utf8")),
-        `generator output changed; if intended, regenerate with UPDATE_GOLDEN=1 (see this file's header)`,
+        `generator output changed; if intended, regenerate with ${REGENERATE} and review the diff`,
       );
     });
 
