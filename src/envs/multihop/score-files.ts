@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { DataError } from "../../core/index.ts";
 import { wikiAnswerScores, wikiEvidenceScores, wikiGoldAnswers, wikiGoldEvidenceVariants, wikiSupportScores, type GoldEvidence } from "./2wiki-metric.ts";
 import { loadWikiAliases } from "./dataset.ts";
-import { musiqueAnswerScores, musiqueSupportScores } from "./musique-metric.ts";
+import { evaluateMusique, type MusiqueEvaluation, type MusiqueFiles } from "./musique-evaluate.ts";
 import { pythonJsonDumps, pythonRound, type PythonNumber } from "./python-format.ts";
 import { readJsonArray, readJsonLines } from "./read-records.ts";
 
@@ -13,7 +13,7 @@ import { readJsonArray, readJsonLines } from "./read-records.ts";
  */
 export interface ScoreResult {
   dataset: "musique" | "2wiki";
-  /** Instances in the denominator (MuSiQue: answerable gold lines; 2Wiki: gold records). */
+  /** Instances in the denominator (MuSiQue: answerable gold lines, as for answer_f1; 2Wiki: gold records). */
   n: number;
   /** The official output fields, rounded and scaled as the official script prints them. */
   metrics: Record<string, PythonNumber>;
@@ -35,9 +35,12 @@ export function metricValues(result: ScoreResult): Record<string, number> {
 
 type Json = Record<string, unknown>;
 
+/** Fixes named in `toolgym score`'s errors: its inputs are the --gold and --pred files, not an environment config. */
+const SCORE_FIXES = { unreadable: "check the --gold / --pred path", malformed: "fix the line; every line must be one JSON object" };
+
 function readLines(file: string): Array<{ value: Json; line: number }> {
   const records: Array<{ value: Json; line: number }> = [];
-  readJsonLines({ file }, (value, position) => {
+  readJsonLines({ file, fixes: SCORE_FIXES }, (value, position) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("each line must be a JSON object");
     records.push({ value: value as Json, line: position.line });
   });
@@ -48,75 +51,20 @@ function fail(file: string, line: number | undefined, message: string): never {
   throw new DataError({ code: "SCORE_INPUT_INVALID", file, ...(line ? { line } : {}), message });
 }
 
-/** MuSiQue `evaluate_v1.0.py`: answer_f1, answer_em, support_f1 over answerable instances, round(x, 3). */
-export function scoreMusiqueFiles(options: { goldFile: string; predictionFile: string }): ScoreResult {
-  const golds = readLines(options.goldFile);
-  const predictions = readLines(options.predictionFile);
-  if (golds.length !== predictions.length) {
-    fail(
-      options.predictionFile,
-      undefined,
-      `has ${predictions.length} predictions but the gold file has ${golds.length} instances; write one line per gold line, in the same order (the official scorer asserts this)`,
-    );
-  }
-  let count = 0;
-  let totalEm = 0;
-  let totalF1 = 0;
-  let supportCount = 0;
-  let supportF1 = 0;
-  let hasUnanswerable = false;
-  golds.forEach((gold, position) => {
-    const prediction = predictions[position] as { value: Json; line: number };
-    if (gold.value.id !== prediction.value.id) {
-      fail(
-        options.predictionFile,
-        prediction.line,
-        `id ${JSON.stringify(prediction.value.id)} does not match gold id ${JSON.stringify(gold.value.id)}; keep the gold file's order`,
-      );
-    }
-    for (const key of ["predicted_answer", "predicted_support_idxs", "predicted_answerable"]) {
-      if (!(key in prediction.value))
-        fail(
-          options.predictionFile,
-          prediction.line,
-          `missing '${key}' (all three fields are required; answer-only systems write predicted_support_idxs [0, 1] and predicted_answerable true)`,
-        );
-    }
-    const answer = prediction.value.predicted_answer;
-    if (typeof answer !== "string") fail(options.predictionFile, prediction.line, "'predicted_answer' must be a string");
-    const support = prediction.value.predicted_support_idxs;
-    if (!Array.isArray(support) || support.some((value) => !Number.isFinite(Number(value))))
-      fail(options.predictionFile, prediction.line, "'predicted_support_idxs' must be a list of integers");
-    const answers = gold.value.answer_aliases;
-    if (typeof gold.value.answer !== "string" || !Array.isArray(answers) || !Array.isArray(gold.value.paragraphs)) {
-      fail(options.goldFile, gold.line, "needs 'answer', 'answer_aliases' and 'paragraphs' (test files have no labels; score against the dev file)");
-    }
-    if (gold.value.answerable) {
-      const scores = musiqueAnswerScores(answer, [gold.value.answer, ...(answers as string[])]);
-      totalEm += scores.em;
-      totalF1 += scores.f1;
-      count++;
-      const goldSupport = (gold.value.paragraphs as Json[]).filter((paragraph) => paragraph.is_supporting).map((paragraph) => Number(paragraph.idx));
-      supportF1 += musiqueSupportScores((support as unknown[]).map(Number), goldSupport).f1;
-      supportCount++;
-    } else {
-      hasUnanswerable = true;
-    }
-  });
-  const average = (total: number, denominator: number): PythonNumber =>
-    denominator > 0 ? { value: pythonRound(total / denominator, 3) } : { value: 0, isInteger: true };
-  const notes = hasUnanswerable
-    ? [
-        "the gold file has unanswerable instances (MuSiQue-Full): the official script also prints group_answer_sufficiency_f1 and group_support_sufficiency_f1, which toolgym does not compute; the fields above are exact",
-      ]
-    : [];
-  return {
-    dataset: "musique",
-    n: count,
-    metrics: { answer_f1: average(totalF1, count), answer_em: average(totalEm, count), support_f1: average(supportF1, supportCount) },
-    messages: [],
-    notes,
-  };
+/** The official MuSiQue evaluation of two files (the prediction file is read first, as the official script does). */
+export function evaluateMusiqueFiles(files: MusiqueFiles): MusiqueEvaluation {
+  const predictions = readLines(files.predictionFile);
+  const golds = readLines(files.goldFile);
+  return evaluateMusique(golds, predictions, files);
+}
+
+/**
+ * MuSiQue `evaluate_v1.0.py`: answer_f1, answer_em, support_f1 over answerable instances and, for
+ * MuSiQue-Full gold files, group_answer_sufficiency_f1 and group_support_sufficiency_f1; round(x, 3).
+ */
+export function scoreMusiqueFiles(options: MusiqueFiles): ScoreResult {
+  const evaluation = evaluateMusiqueFiles(options);
+  return { dataset: "musique", n: evaluation.answerable, metrics: evaluation.metrics, messages: [], notes: [] };
 }
 
 const WIKI_KEYS = [
@@ -148,7 +96,7 @@ interface WikiGold {
 
 function readWikiGold(file: string): WikiGold[] {
   const golds: WikiGold[] = [];
-  readJsonArray({ file }, (value) => {
+  readJsonArray({ file, fixes: { unreadable: SCORE_FIXES.unreadable, malformed: "fix the record in the JSON array" } }, (value) => {
     const record = value as Json;
     if (typeof record !== "object" || record === null || typeof record._id !== "string" || typeof record.answer !== "string")
       throw new Error("each record needs a string '_id' and 'answer' (test files have no labels)");
