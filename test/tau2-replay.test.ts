@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { domainIds, getDomain } from "../src/envs/tau2/domains.ts";
+import { Tau2Environment } from "../src/envs/tau2/environment.ts";
+import { replayCalls } from "../src/envs/tau2/replay.ts";
+
+/**
+ * Every reference case produced by tau2-bench's own Python code is reproduced exactly: each tool
+ * output, the agent and user DB hashes, the reward, every RewardInfo field, the evaluator's own errors.
+ */
+const fixtures = new URL("./fixtures/tau2/", import.meta.url);
+const cases = readFileSync(new URL("replay_cases.jsonl", fixtures), "utf8")
+  .trim()
+  .split("\n")
+  .map((line) => JSON.parse(line));
+
+describe("tau2 replay cases", () => {
+  for (const domain of ["retail", "mock", "telecom"]) {
+    const selected = cases.filter((item) => item.domain === domain);
+    it(`${domain}: ${selected.length} cases reproduce tau2's outputs`, (context) => {
+      if (!domainIds().includes(domain)) assert.fail(`domain ${domain} is not implemented`);
+      for (const item of selected) {
+        const expected = item.expected;
+        const got = replayCalls(domain, item.task_id, item);
+        const where = item.case_id;
+        assert.deepEqual(got.tool_results, expected.tool_results, `${where}: tool results`);
+        assert.equal(got.db_hash, expected.db_hash, `${where}: db hash`);
+        assert.equal(got.user_db_hash, expected.user_db_hash, `${where}: user db hash`);
+        assert.equal(got.reward, expected.reward, `${where}: reward`);
+        assert.deepEqual(got.reward_info, expected.reward_info, `${where}: reward info`);
+        assert.equal(got.evaluation_error, expected.evaluation_error, `${where}: evaluation error`);
+        assert.equal(got.partial, expected.nl_assertion_skipped, `${where}: partial`);
+        assert.equal(got.reward_ignore_basis, expected.reward_ignore_basis, `${where}: reward ignoring basis`);
+        assert.deepEqual(got.reward_info_ignore_basis, expected.reward_info_ignore_basis, `${where}: reward info ignoring basis`);
+        assert.equal(got.evaluation_error_ignore_basis, expected.evaluation_error_ignore_basis, `${where}: error ignoring basis`);
+      }
+      context.diagnostic(`${selected.length} cases`);
+    });
+  }
+});
+
+describe("tau2 fresh databases and tool schemas", () => {
+  const hashes = JSON.parse(readFileSync(new URL("db_hashes.json", fixtures), "utf8"));
+  const schemas = JSON.parse(readFileSync(new URL("tool_schemas.json", fixtures), "utf8"));
+  for (const domain of domainIds()) {
+    it(`${domain}: fresh DB hashes equal tau2's`, () => {
+      const environment = new Tau2Environment(getDomain(domain).domain);
+      assert.equal(environment.dbHash(), hashes[domain].db_hash);
+      assert.equal(environment.userDbHash(), hashes[domain].user_db_hash);
+    });
+    it(`${domain}: every tool tau2 offers is implemented with its parameters`, () => {
+      const { tools, userTools } = getDomain(domain).domain;
+      for (const [side, toolkit] of [
+        ["assistant", tools],
+        ["user", userTools],
+      ] as const) {
+        const offered = (schemas[domain][side] ?? []) as { function: { name: string; parameters: { properties: object } } }[];
+        assert.deepEqual((toolkit?.tools ?? []).map((tool) => tool.name).sort(), offered.map((tool) => tool.function.name).sort(), `${side} tool names`);
+        for (const schema of offered) {
+          const tool = toolkit?.tools.find((candidate) => candidate.name === schema.function.name);
+          assert.deepEqual(tool?.params, Object.keys(schema.function.parameters.properties), `${schema.function.name} parameters`);
+        }
+      }
+    });
+  }
+});
