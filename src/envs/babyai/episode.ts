@@ -71,6 +71,10 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
     get done() {
       return done;
     },
+    // BALROG ends an episode at max_steps with truncated set; that is not a finish.
+    get truncated() {
+      return done && level.truncated && !level.terminated;
+    },
     reply(text: string): ToolResult {
       const parsed = parseReply(text, options.balrogAgent);
       return act(parsed.action, parsed.actionName, parsed.candidate, parsed.valid, "invalid_action");
@@ -110,6 +114,8 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
         mission: level.mission,
         max_steps: level.maxSteps,
         steps: level.stepCount,
+        terminated: level.terminated,
+        truncated: level.truncated,
         episode_return: episodeReturn,
         progression: success ? 1 : 0,
         invalid_actions: invalidCount,

@@ -4,6 +4,7 @@ import { parseReply } from "./balrog.ts";
 import { printGrid } from "./grid.ts";
 import { babyaiEnvironment, levelSeedWords, taskForIndex } from "./index.ts";
 import { MixedTrainLocalLevel } from "./level.ts";
+import { replayReplies } from "./replies.ts";
 import { describeObservation } from "./text.ts";
 
 /** Python's `round(value, digits)`: correctly rounded, exact ties to even (e.g. 0.7890625 → 0.789062). */
@@ -99,9 +100,21 @@ export function replayBabyAI(options: { config: unknown; seed: number; index: nu
   return record;
 }
 
-/** `toolgym replay babyai --calls FILE`: action strings applied the way BALROG applies them. */
+/**
+ * `toolgym replay babyai`: `--replies FILE` replays raw model replies through BALROG's text protocol (the
+ * agent of `balrog_agent`); `--calls FILE` applies action strings the way BALROG applies them and prints
+ * the golden-fixture fields.
+ */
 export const babyaiReplay: ReplayHook = async (request) => {
-  if (!request.calls) throw new UsageError({ code: "REPLAY_INPUT_MISSING", message: "babyai replay needs --calls FILE (a JSON array of action strings)" });
+  if (request.replies) {
+    const replies = readJsonItems(request.replies, "--replies");
+    return replayReplies({ config: request.config, seed: request.seed, index: request.index, split: request.split, replies }) as unknown as JsonValue;
+  }
+  if (!request.calls)
+    throw new UsageError({
+      code: "REPLAY_INPUT_MISSING",
+      message: "babyai replay needs --replies FILE (a JSON array of raw model replies) or --calls FILE (a JSON array of action strings)",
+    });
   const actions = readJsonItems(request.calls, "--calls");
   return replayBabyAI({ config: request.config, seed: request.seed, index: request.index, split: request.split, actions }) as unknown as JsonValue;
 };
