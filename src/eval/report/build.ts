@@ -4,6 +4,7 @@ import type { ResultRecord } from "../suites/run-directory.ts";
 import { NOT_AVAILABLE } from "../suites/run-suite.ts";
 import { ENVIRONMENT_BREAKDOWNS, buildBreakdown, type Breakdown } from "./breakdown.ts";
 import { findingSentence } from "./findings.ts";
+import { attachSummary, type RowSummary } from "./summary.ts";
 import type { LoadedInputs, LoadedRun } from "./load.ts";
 import { findMismatches, refuseMismatches, type Mismatch } from "./mismatch.ts";
 import { CONFIDENCE, compareTasks, holmAdjust, isBinary, meanInterval, type PairedDifference } from "./statistics.ts";
@@ -45,6 +46,8 @@ export interface ReportRow {
   notes: string[];
   /** Sub-rows by a diagnostics key (babyai: per task), on the benchmark's last metric row only. */
   breakdown?: Breakdown;
+  /** The environment's own summary per model (definition `summary`); the first model's is also under `row[summary.key]`. */
+  summary?: RowSummary;
 }
 
 export interface ReportRun {
@@ -230,6 +233,8 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
         `sub-rows per ${breakdown.key} (from each episode's diagnostics.${breakdown.key}; ${breakdown.protocols.join("/")} protocol) show ${breakdown.metrics.join(" and ")} with 95% bootstrap CIs; they are descriptive, not tested`,
       );
     }
+    const benchmarkRows = rows.filter((row) => row.benchmark === benchmark);
+    attachSummary(benchmarkRows, base.env, list);
   }
 
   // Holm across rows, separately for each (baseline, treatment) pair.

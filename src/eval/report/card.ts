@@ -1,5 +1,5 @@
 import type { Report } from "./build.ts";
-import { benchmarkName, cellText, metricName, renderErrored, renderGeneration, renderNotes, subRows } from "./markdown.ts";
+import { benchmarkName, cellWithSummary, metricName, renderErrored, renderGeneration, renderNotes, subRows } from "./markdown.ts";
 
 function yamlString(text: string): string {
   return JSON.stringify(text);
@@ -23,10 +23,7 @@ export function renderCard(report: Report, options: { title?: string } = {}): st
   const table = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
   for (const row of report.rows) {
     const n = row.status === "ok" ? String(Math.max(...row.cells.map((cell) => cell.n))) : "—";
-    const cells =
-      row.status === "ok"
-        ? report.models.map((model) => cellText(row.cells.find((cell) => cell.model === model)))
-        : report.models.map(() => `**${row.status}**`);
+    const cells = row.status === "ok" ? report.models.map((model) => cellWithSummary(report, row, model)) : report.models.map(() => `**${row.status}**`);
     const finding = row.status === "ok" ? row.finding : `not evaluated: ${row.status}`;
     const name = row.notes.some((note) => note.startsWith("compared despite")) ? `${benchmarkName(row)} ⚠` : benchmarkName(row);
     table.push(`| ${[name, metricName(row.metric), n, ...cells, finding].map((cell) => cell.replace(/\|/g, "\\|")).join(" | ")} |`);

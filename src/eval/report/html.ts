@@ -1,6 +1,6 @@
 import type { Report } from "./build.ts";
 import { formatInterval, formatPair, formatSigned } from "./format.ts";
-import { benchmarkName, cellText, metricName, subRows } from "./markdown.ts";
+import { benchmarkName, cellWithSummary, metricName, subRows } from "./markdown.ts";
 import { PALETTE, barChart, escapeXml, histogram } from "./svg.ts";
 
 const STYLE = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#222}
@@ -32,7 +32,7 @@ function tableHtml(report: Report): string {
         `<td class="unavailable" colspan="${Math.max(1, report.models.length + others.length * 3)}">${escapeXml(row.status)}: ${escapeXml(row.reason ?? "")}</td>`,
       );
     } else {
-      cells.push(...report.models.map((model) => `<td>${escapeXml(cellText(row.cells.find((cell) => cell.model === model)))}</td>`));
+      cells.push(...report.models.map((model) => `<td>${escapeXml(cellWithSummary(report, row, model))}</td>`));
       for (const other of others) {
         const comparison = row.comparisons.find((candidate) => candidate.treatment === other);
         if (!comparison || comparison.n === 0) cells.push("<td>—</td><td>—</td><td>—</td>");

@@ -1,5 +1,6 @@
 import type { Report, ReportCell, ReportRow } from "./build.ts";
 import { formatInterval, formatPair, formatSigned, formatValue } from "./format.ts";
+import { summaryText } from "./summary.ts";
 
 const METRIC_NAMES: Record<string, string> = { em: "EM", f1: "F1", reward: "mean reward", return: "mean episode return", progression: "progression" };
 
@@ -52,6 +53,16 @@ export function cellText(cell: ReportCell | undefined): string {
   return `${formatValue(cell.mean)} ${formatInterval(cell.low, cell.high)} (${extras.join(", ")})`;
 }
 
+/**
+ * A model's cell with the environment's own summary beside the bootstrap CI (e.g. "…; BALROG babyai:
+ * 3.12% ± 3.08%, Episodes: 32"), on the last row of its benchmark only so that it shows once.
+ */
+export function cellWithSummary(report: Report, row: ReportRow, model: string): string {
+  const text = cellText(row.cells.find((cell) => cell.model === model));
+  const summary = report.rows.findLast((other) => other.benchmark === row.benchmark) === row ? summaryText(row, model) : undefined;
+  return summary ? `${text}; ${summary}` : text;
+}
+
 /** The evaluation table: one row per benchmark metric, one column per model, then Δ columns. */
 export function renderTable(report: Report): string {
   const baseline = report.models[0];
@@ -66,7 +77,7 @@ export function renderTable(report: Report): string {
       for (let i = 0; i < others.length; i++) cells.push("—", "—", "—");
       if (report.models.length === 0) cells.push(`**${row.status}**`);
     } else {
-      cells.push(...report.models.map((model) => cellText(row.cells.find((cell) => cell.model === model))));
+      cells.push(...report.models.map((model) => cellWithSummary(report, row, model)));
       for (const other of others) {
         const comparison = row.comparisons.find((candidate) => candidate.treatment === other);
         if (!comparison || comparison.n === 0) cells.push("—", "—", "—");
