@@ -1,17 +1,26 @@
-"""A straightforward Python implementation of the Tau2 SFT double-render recipe.
+"""The Tau2 SFT recipe of the spec (docs: "Tau2 SFT data preparation"), in plain Python transformers.
 
 Usage: python sft_reference.py MODEL_DIR INPUT.jsonl OUT.jsonl MAX_TOKENS [--enable-thinking true|false]
-                               [--only-correct]
+                               [--only-correct] [--with-text]
        python sft_reference.py --jobs JOBS.json   (several runs in one process)
 
-Used twice: by test/sft-labels.test.ts, which compares the TypeScript rows with these on every row that
-needs no truncation, and by bench/sft.ts as the Python baseline (one process: transformers
-`apply_chat_template` twice per row + the fast Rust tokenizer). The normalisation follows
-shared/specs/sft-tau2.md (§1.1, §2.3, §3.3) and is written independently of the TypeScript code. Rows
-longer than MAX_TOKENS are reported as "needs-truncation" (this reference does not truncate).
+Written from the spec's text alone, as a reference for toolgym's TypeScript pipeline and as the Python
+baseline of bench/sft.ts. Per line `{messages, answer, metadata}`:
 
-Each output line is {"line", "input_ids", "labels"} or {"line", "skip": reason}. A summary line
-{"input", "rows_in", "rows_out", "tokens", "seconds", "peak_rss_mb"} per run is printed on stdout.
+1. The agent's view of the history (spec §1.3 and P6): a user message that carries tool calls is not shown
+   to the agent, and neither are the tool results it requested (a tool message's `requestor`, or when it
+   has none, whoever made the most recent tool calls). History reasoning is not replayed (P5).
+2. `answer.thinking` is renamed to `reasoning_content` (§1.1).
+3. A message with tool calls and no content gets `content: ""`.
+4. Nothing else is touched: tool calls, arguments and all texts go to the template as they are.
+5. Two renders with transformers' `apply_chat_template` (§2.3): the context with the generation prompt, then
+   context + target; tokenised with `add_special_tokens=False` (§5.2). The prompt ids must be a prefix of
+   the full ids; labels are -100 over the prompt and the full ids after it. Otherwise the row is dropped.
+
+Rows longer than MAX_TOKENS are reported as "needs-truncation" (this reference does not truncate).
+Each output line is {"line", "input_ids", "labels"} (plus "prompt_text"/"full_text" with --with-text) or
+{"line", "skip": reason}. A summary line {"input", "rows_in", "rows_out", "tokens", "seconds",
+"peak_rss_mb"} per run is printed on stdout.
 """
 
 import json
@@ -28,104 +37,55 @@ class Skip(Exception):
         self.reason = reason
 
 
-def normalise_call(raw):
-    source = raw["function"] if isinstance(raw.get("function"), dict) else raw
-    name = source.get("name")
-    if not isinstance(name, str):
-        raise Skip("invalid-record")
-    arguments = source.get("arguments")
-    if isinstance(arguments, str):
-        text = arguments
-    elif arguments is None:
-        text = "{}"
-    else:
-        text = json.dumps(arguments, ensure_ascii=False)
-    return {"name": name, "arguments": text}
+def agent_view(messages):
+    """The history as the tau2 agent sees it, reasoning removed and tool-call content defaulted to ""."""
+    view = []
+    last_caller = "assistant"
+    for message in messages:
+        if message.get("tool_calls"):
+            last_caller = message["role"]
+        if message["role"] == "user" and message.get("tool_calls"):
+            continue
+        if message["role"] == "tool" and message.get("requestor", last_caller) == "user":
+            continue
+        message = {key: value for key, value in message.items() if key not in ("thinking", "reasoning_content")}
+        view.append(with_content(message))
+    return view
 
 
-def calls_of(message):
-    calls = message.get("tool_calls")
-    if calls is None:
-        return []
-    if not isinstance(calls, list):
-        raise Skip("invalid-record")
-    return [normalise_call(call) for call in calls]
+def with_content(message):
+    if message.get("tool_calls") and message.get("content") is None:
+        return {**message, "content": ""}
+    return message
 
 
-def assistant(message, keep_reasoning):
-    content = message.get("content")
-    result = {"role": "assistant", "content": content.lstrip() if isinstance(content, str) else ""}
-    if keep_reasoning:
-        reasoning = message.get("reasoning_content")
-        if not isinstance(reasoning, str):
-            reasoning = message.get("thinking")
-        if isinstance(reasoning, str):
-            result["reasoning_content"] = reasoning.strip()
-    calls = calls_of(message)
-    if calls:
-        result["tool_calls"] = calls
-    return result
+def target_of(answer):
+    target = {key: value for key, value in answer.items() if key != "thinking"}
+    target.setdefault("role", "assistant")
+    if "thinking" in answer:
+        target["reasoning_content"] = answer["thinking"]
+    return with_content(target)
 
 
-def is_real_query(message):
-    content = message.get("content")
-    return (
-        message["role"] == "user"
-        and isinstance(content, str)
-        and not (content.startswith("<tool_response>") and content.endswith("</tool_response>"))
-    )
+def build_row(tokenizer, record, max_tokens, template_kwargs, with_text):
+    context = agent_view(record["messages"])
+    target = target_of(record["answer"])
+    prompt = tokenizer.apply_chat_template(context, tokenize=False, add_generation_prompt=True, **template_kwargs)
+    full = tokenizer.apply_chat_template(context + [target], tokenize=False, add_generation_prompt=False, **template_kwargs)
+    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    full_ids = tokenizer(full, add_special_tokens=False)["input_ids"]
+    if len(full_ids) > max_tokens:
+        raise Skip("needs-truncation")
+    if full_ids[: len(prompt_ids)] != prompt_ids:
+        raise Skip("prefix-mismatch")
+    row = {"input_ids": full_ids, "labels": [-100] * len(prompt_ids) + full_ids[len(prompt_ids) :]}
+    if with_text:
+        row["prompt_text"] = prompt
+        row["full_text"] = full
+    return row
 
 
-def normalise(record, only_correct):
-    metadata = record.get("metadata") or {}
-    if only_correct and metadata.get("correct") != 1:
-        raise Skip("not-correct")
-    context = []
-    pending = "assistant"
-    for message in record["messages"]:
-        role = message["role"]
-        if role == "assistant":
-            normalised = assistant(message, keep_reasoning=False)
-            if "tool_calls" in normalised:
-                pending = "assistant"
-            context.append(normalised)
-        elif role == "user":
-            if calls_of(message):
-                pending = "user"
-                content = message.get("content")
-                if isinstance(content, str) and content:
-                    context.append({"role": "user", "content": content})
-                continue
-            context.append({"role": "user", "content": message.get("content")})
-        elif role == "tool":
-            requestor = message.get("requestor")
-            if not isinstance(requestor, str):
-                requestor = pending
-            if requestor == "user":
-                continue
-            content = message.get("content")
-            if content is None:
-                content = ""
-            elif not isinstance(content, str):
-                content = json.dumps(content, ensure_ascii=False)
-            context.append({"role": "tool", "content": content})
-        elif role == "system":
-            context.append({"role": "system", "content": message.get("content")})
-        else:
-            raise Skip("invalid-record")
-    target = assistant(record["answer"], keep_reasoning=True)
-    if target["content"] == "" and "tool_calls" not in target:
-        raise Skip("empty-target")
-    if not context:
-        raise Skip("empty-context")
-    if context[-1]["role"] == "assistant":
-        raise Skip("context-ends-with-assistant")
-    if not any(is_real_query(message) for message in context):
-        raise Skip("no-user-query")
-    return context, target
-
-
-def run_job(tokenizer, input_path, output_path, max_tokens, template_kwargs, only_correct):
+def run_job(tokenizer, input_path, output_path, max_tokens, template_kwargs, only_correct, with_text):
     started = time.perf_counter()
     rows_in = rows_out = tokens = 0
     with open(input_path, encoding="utf-8") as source, open(output_path, "w", encoding="utf-8") as sink:
@@ -134,27 +94,21 @@ def run_job(tokenizer, input_path, output_path, max_tokens, template_kwargs, onl
                 continue
             rows_in += 1
             try:
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    raise Skip("malformed-json")
-                context, target = normalise(record, only_correct)
-                prompt = tokenizer.apply_chat_template(context, tokenize=False, add_generation_prompt=True, **template_kwargs)
-                full = tokenizer.apply_chat_template(context + [target], tokenize=False, **template_kwargs)
-                prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
-                full_ids = tokenizer(full, add_special_tokens=False)["input_ids"]
-                if len(full_ids) > max_tokens:
-                    raise Skip("needs-truncation")
-                if full_ids[: len(prompt_ids)] != prompt_ids:
-                    raise Skip("prefix-mismatch")
-                labels = [-100] * len(prompt_ids) + full_ids[len(prompt_ids):]
-                sink.write(json.dumps({"line": number, "input_ids": full_ids, "labels": labels}) + "\n")
-                rows_out += 1
-                tokens += len(full_ids)
-            except (KeyError, TypeError, AttributeError):
-                sink.write(json.dumps({"line": number, "skip": "invalid-record"}) + "\n")
+                record = json.loads(line)
+                if only_correct and (record.get("metadata") or {}).get("correct") != 1:
+                    raise Skip("not-correct")
+                row = build_row(tokenizer, record, max_tokens, template_kwargs, with_text)
+            except json.JSONDecodeError:
+                result = {"line": number, "skip": "malformed-json"}
             except Skip as skip:
-                sink.write(json.dumps({"line": number, "skip": skip.reason}) + "\n")
+                result = {"line": number, "skip": skip.reason}
+            except Exception as error:  # noqa: BLE001 - any other failure drops the row, named in the output
+                result = {"line": number, "skip": "error", "detail": f"{type(error).__name__}: {error}"}
+            else:
+                result = {"line": number, **row}
+                rows_out += 1
+                tokens += len(row["input_ids"])
+            sink.write(json.dumps(result, ensure_ascii=False) + "\n")
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"input": input_path, "rows_in": rows_in, "rows_out": rows_out, "tokens": tokens, "seconds": seconds, "peak_rss_mb": peak_kb / 1024}
@@ -162,7 +116,7 @@ def run_job(tokenizer, input_path, output_path, max_tokens, template_kwargs, onl
 
 def main() -> None:
     if sys.argv[1] == "--jobs":
-        # several runs in one process: [{model_dir, input, output, max_tokens, enable_thinking?, only_correct?}]
+        # [{model_dir, input, output, max_tokens, enable_thinking?, only_correct?, with_text?}]
         with open(sys.argv[2], encoding="utf-8") as handle:
             jobs = json.load(handle)
     else:
@@ -172,13 +126,22 @@ def main() -> None:
         if "--enable-thinking" in flags:
             job["enable_thinking"] = flags[flags.index("--enable-thinking") + 1] == "true"
         job["only_correct"] = "--only-correct" in flags
+        job["with_text"] = "--with-text" in flags
         jobs = [job]
     tokenizers = {}
     for job in jobs:
         if job["model_dir"] not in tokenizers:
             tokenizers[job["model_dir"]] = AutoTokenizer.from_pretrained(job["model_dir"], local_files_only=True)
         template_kwargs = {"enable_thinking": job["enable_thinking"]} if "enable_thinking" in job else {}
-        summary = run_job(tokenizers[job["model_dir"]], job["input"], job["output"], int(job["max_tokens"]), template_kwargs, job.get("only_correct", False))
+        summary = run_job(
+            tokenizers[job["model_dir"]],
+            job["input"],
+            job["output"],
+            int(job["max_tokens"]),
+            template_kwargs,
+            job.get("only_correct", False),
+            job.get("with_text", False),
+        )
         print(json.dumps(summary), flush=True)
 
 

@@ -33,6 +33,19 @@ function firstDifference(prompt: number[], full: number[]): number {
   return limit;
 }
 
+const edgeWhitespace = /^\s|\s$/;
+
+/** Why a prefix check most likely failed, for the report (spec P1, P4). */
+function prefixHint(options: SftRowOptions, context: readonly SftMessage[], target: SftMessage): string {
+  const reasoning = target.reasoning_content ?? "";
+  const content = typeof target.content === "string" ? target.content : "";
+  if (context.at(-1)?.role === "assistant") return " (the history ends with an assistant turn, spec P2)";
+  if (options.enableThinking === false && reasoning.trim() !== "") return " (enable_thinking=false with target reasoning, spec P1)";
+  if (!options.normalizeWhitespace && (edgeWhitespace.test(reasoning) || /^\s/.test(content)))
+    return " (whitespace at the prompt/target boundary, spec P4; --normalize-whitespace strips it)";
+  return "";
+}
+
 export class SftRowBuilder {
   private readonly templateKwargs: Record<string, unknown>;
 
@@ -71,7 +84,7 @@ export class SftRowBuilder {
     const promptIds = this.tokenizer.encode(this.render(fit.context, true));
     const difference = firstDifference(promptIds, fullIds);
     if (difference < promptIds.length) {
-      const hint = this.options.enableThinking === false && target.reasoning_content ? " (enable_thinking=false with target reasoning, spec P1)" : "";
+      const hint = prefixHint(this.options, fit.context, target);
       const promptText = JSON.stringify(this.tokenizer.decode(promptIds.slice(difference, difference + 8)));
       const fullText = JSON.stringify(this.tokenizer.decode(fullIds.slice(difference, difference + 8)));
       throw new RowSkip(

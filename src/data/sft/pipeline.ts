@@ -181,5 +181,6 @@ function pickRowOptions(options: Tau2SftOptions): SftRowOptions {
     enableThinking: options.enableThinking,
     onlyCorrect: options.onlyCorrect,
     keepHistoryReasoning: options.keepHistoryReasoning,
+    normalizeWhitespace: options.normalizeWhitespace,
   };
 }

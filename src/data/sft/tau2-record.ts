@@ -1,18 +1,22 @@
 /**
  * One line of a Tau2 SFT file (inclusionAI/AReaL-tau2-data `tau2_sft_train.jsonl` layout:
- * `{messages, answer, metadata}`) → a normalised context + target ready for the chat template.
+ * `{messages, answer, metadata}`) → a context + target ready for the chat template.
  *
- * Normalisation (shared/specs/sft-tau2.md §1.1, §2.3 P5/P6, §3.3), mirrored by
- * python/crosscheck/sft_reference.py:
+ * By default this is exactly the recipe of shared/specs/sft-tau2.md: `answer.thinking` becomes the target's
+ * `reasoning_content`; a tool-call message without content gets `content: ""`; every text is kept
+ * byte for byte (the chat template alone decides what to strip). Also from that text:
  * - tool calls in every shape (OpenAI nested `{function: {name, arguments}}` or flat `{name, arguments}`,
- *   arguments as object or JSON string) become `{name, arguments: string}`; objects are serialised like
- *   Python `json.dumps(..., ensure_ascii=False)`, strings are kept verbatim;
- * - assistant `content` null/missing → "", leading whitespace removed; target `answer.thinking` (or
- *   `reasoning_content`) → `reasoning_content`, stripped at both ends; history reasoning is dropped
- *   (tau2 and AReaL replay none at inference) unless `keepHistoryReasoning`;
- * - Telecom user-side tool calls and the tool results they requested are removed (the tau2 agent never
- *   sees them); a user message with text and tool calls keeps its text;
+ *   arguments as object or JSON string) become `{name, arguments: string}`; objects are serialised like the
+ *   template's `tojson` (Python `json.dumps(..., ensure_ascii=False)`), strings are kept verbatim, so the
+ *   render is the one the template gives the raw call;
+ * - history reasoning is dropped (P5: tau2 and AReaL replay none at inference) unless `keepHistoryReasoning`;
+ * - Telecom user-side tool-call messages and the tool results they requested are removed (P6, tau2's
+ *   `is_valid_agent_history_message`: the agent never sees them);
  * - tool result content null → "", non-string → JSON text.
+ *
+ * `normalizeWhitespace` (opt-in, `--normalize-whitespace`) additionally strips the target's reasoning at
+ * both ends and the leading whitespace of every assistant content (spec §3.3 items 1-2). That changes the
+ * trained text, but rescues rows whose prefix property breaks at the prompt/target boundary (P4).
  */
 import { PythonFloat, type PythonJsonValue, parsePythonJson, pythonJsonDumps, pythonStrip } from "../python-json.ts";
 
@@ -47,6 +51,8 @@ export class RowSkip extends Error {
 export interface Tau2NormaliseOptions {
   onlyCorrect?: boolean;
   keepHistoryReasoning?: boolean;
+  /** Strip target reasoning at both ends and assistant content on the left (not the seed's recipe). */
+  normalizeWhitespace?: boolean;
 }
 
 type JsonObject = Record<string, PythonJsonValue>;
@@ -71,18 +77,20 @@ function toolCallsOf(message: JsonObject, where: string): SftToolCall[] {
   return calls.map((call) => normaliseToolCall(call, where));
 }
 
-function assistantContent(value: unknown): string {
-  return typeof value === "string" ? pythonStrip(value, "left") : "";
+function assistantContent(value: unknown, normalizeWhitespace: boolean): string {
+  if (typeof value !== "string") return "";
+  return normalizeWhitespace ? pythonStrip(value, "left") : value;
 }
 
-function reasoningOf(message: JsonObject): string | undefined {
+function reasoningOf(message: JsonObject, normalizeWhitespace: boolean): string | undefined {
   const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : message.thinking;
-  return typeof reasoning === "string" ? pythonStrip(reasoning, "both") : undefined;
+  if (typeof reasoning !== "string") return undefined;
+  return normalizeWhitespace ? pythonStrip(reasoning, "both") : reasoning;
 }
 
-function assistantMessage(message: JsonObject, keepReasoning: boolean, where: string): SftMessage {
-  const normalised: SftMessage = { role: "assistant", content: assistantContent(message.content) };
-  const reasoning = keepReasoning ? reasoningOf(message) : undefined;
+function assistantMessage(message: JsonObject, keepReasoning: boolean, normalizeWhitespace: boolean, where: string): SftMessage {
+  const normalised: SftMessage = { role: "assistant", content: assistantContent(message.content, normalizeWhitespace) };
+  const reasoning = keepReasoning ? reasoningOf(message, normalizeWhitespace) : undefined;
   if (reasoning !== undefined) normalised.reasoning_content = reasoning;
   const calls = toolCallsOf(message, where);
   if (calls.length > 0) normalised.tool_calls = calls;
@@ -104,7 +112,9 @@ function isCorrect(metadata: Record<string, unknown>): boolean {
   return correct === 1 || correct === true;
 }
 
-function normaliseHistory(messages: PythonJsonValue[], keepHistoryReasoning: boolean): SftMessage[] {
+function normaliseHistory(messages: PythonJsonValue[], options: Tau2NormaliseOptions): SftMessage[] {
+  const keepHistoryReasoning = options.keepHistoryReasoning ?? false;
+  const normalizeWhitespace = options.normalizeWhitespace ?? false;
   const context: SftMessage[] = [];
   let pendingRequestor = "assistant";
   messages.forEach((raw, index) => {
@@ -112,14 +122,14 @@ function normaliseHistory(messages: PythonJsonValue[], keepHistoryReasoning: boo
     if (!isObject(raw) || typeof raw.role !== "string") throw new RowSkip("invalid-record", `${where} must be an object with a string role`);
     const role = raw.role;
     if (role === "assistant") {
-      const message = assistantMessage(raw, keepHistoryReasoning, where);
+      const message = assistantMessage(raw, keepHistoryReasoning, normalizeWhitespace, where);
       if (message.tool_calls) pendingRequestor = "assistant";
       context.push(message);
     } else if (role === "user") {
       const userCalls = toolCallsOf(raw, where);
       if (userCalls.length > 0) {
+        // tau2 hides a user message with tool calls from the agent entirely, text included
         pendingRequestor = "user";
-        if (typeof raw.content === "string" && raw.content.length > 0) context.push({ role, content: raw.content });
         return;
       }
       context.push({ role, content: raw.content ?? null });
@@ -153,13 +163,10 @@ export function normaliseTau2Line(line: string, options: Tau2NormaliseOptions = 
   if (options.onlyCorrect && !isCorrect(metadata)) throw new RowSkip("not-correct", "metadata.correct is not 1 (--only-correct)");
   const answer = record.answer;
   if (answer.role !== undefined && answer.role !== "assistant") throw new RowSkip("invalid-record", "`answer.role` must be assistant");
-  const context = normaliseHistory(record.messages, options.keepHistoryReasoning ?? false);
-  const target = assistantMessage(answer, true, "answer");
+  const context = normaliseHistory(record.messages, options);
+  const target = assistantMessage(answer, true, options.normalizeWhitespace ?? false, "answer");
   if (target.content === "" && !target.tool_calls) throw new RowSkip("empty-target", "the answer has neither content nor tool calls");
-  const last = context.at(-1);
-  if (!last) throw new RowSkip("empty-context", "no history messages before the answer");
-  if (last.role === "assistant")
-    throw new RowSkip("context-ends-with-assistant", "the history ends with an assistant turn, so the generation prompt cannot be a prefix (spec P2)");
+  if (context.length === 0) throw new RowSkip("empty-context", "no history messages before the answer");
   if (lastQueryIndex(context) < 0)
     throw new RowSkip("no-user-query", "no real user query in the history; the template would drop the target's reasoning (spec P3)");
   return { context, target, metadata };

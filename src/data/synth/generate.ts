@@ -3,7 +3,8 @@
  * `{messages, answer, metadata}`, one line per assistant turn, ~13 rows per dialog sharing a prefix),
  * with the awkward shapes found in the wild: nested and flat tool calls, arguments as object or JSON
  * string, tool-call-only messages with missing or null content, `answer.thinking`, history reasoning,
- * text plus tool calls, several calls per turn, leading whitespace, floats such as `100.0`/`1e-05`,
+ * text plus tool calls, several calls per turn, whitespace at both ends of reasoning and content (also
+ * whitespace-only reasoning), floats such as `100.0`/`1e-05`,
  * integer-like keys, Telecom user-side tool calls (with and without `requestor`) and large tool results.
  * Pure function of (seed, n).
  */
@@ -61,8 +62,14 @@ function toolCall(random: Random, shape: DialogShape, tool: SynthTool, requestor
   return { id, name: tool.name, arguments: argumentsValue, ...(requestor ? { requestor } : {}) };
 }
 
+/** Edge whitespace as found in real reasoning and replies; the template strips only "\n", so it is trained. */
+const leadingWhitespace = ["", "", "", "\n", "  ", "\n\n", " \t", "\n  ", "  \n"];
+const trailingWhitespace = ["", "", "", "\n", " ", "  ", "\n\n", " \n"];
+
 function thinkingText(random: Random, domain: SynthDomain): string {
-  const lead = random.pick(["", "\n", "  ", "\n\n"]);
+  // whitespace-only reasoning: renders as a non-empty think block, which breaks the prefix with enable_thinking=false
+  if (random.chance(0.04)) return random.pick([" ", "\n", "  \n"]);
+  const lead = random.pick(leadingWhitespace);
   const body = Array.from({ length: random.integer(1, 4) }, () =>
     random.pick([
       `The user wants help with their ${domain} request; I should verify identity first.`,
@@ -71,7 +78,7 @@ function thinkingText(random: Random, domain: SynthDomain): string {
       "Only one action at a time, so call the lookup tool now.",
     ]),
   ).join(" ");
-  return `${lead}${body}${random.pick(["", "\n", " "])}`;
+  return `${lead}${body}${random.pick(trailingWhitespace)}`;
 }
 
 function assistantText(random: Random): string {
@@ -81,7 +88,8 @@ function assistantText(random: Random): string {
     "Done! Your request has been processed. Is there anything else?",
     "I'm sorry, but per our policy I can't do that. I can offer a certificate instead.",
   ]);
-  return random.chance(0.05) ? random.pick(["  \n", "\n\n", " "]) + text : text;
+  if (!random.chance(0.15)) return text;
+  return random.pick(leadingWhitespace.slice(3)) + text + random.pick(trailingWhitespace);
 }
 
 function callMessage(random: Random, shape: DialogShape, calls: Message[], text?: string): Message {
@@ -121,7 +129,7 @@ function generateDialog(random: Random, domain: SynthDomain, shape: DialogShape)
     } else if (kind < 0.65) {
       const count = random.chance(0.3) ? random.integer(2, 3) : 1;
       const chosen = Array.from({ length: count }, () => random.pick(tools));
-      const text = random.chance(0.15) ? "Let me look that up for you." : undefined;
+      const text = random.chance(0.15) ? random.pick(["Let me look that up for you.", "  Let me check.\n", "\nOne moment. "]) : undefined;
       const message = callMessage(
         random,
         shape,
