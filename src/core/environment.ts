@@ -30,10 +30,15 @@ export interface Episode {
   call(name: string, args: unknown): ToolResult;
   /**
    * Handles one plain-text reply. Text protocol: every reply. Tools protocol: a reply without tool calls
-   * goes here when defined (a conversational partner such as a simulated user answers it, possibly over
-   * the network, hence the promise); without it the rollout nudges the agent to call a tool.
+   * comes here only when `conversational` is true (a partner such as a simulated user answers it,
+   * possibly over the network, hence the promise); otherwise the rollout nudges the agent to call a tool.
    */
   reply?(text: string): ToolResult | Promise<ToolResult>;
+  /**
+   * Optional: messages added before the agent's first turn that need I/O (a simulated user's opening
+   * request, over the network). The rollout awaits it once; a failure ends the episode as errored.
+   */
+  opening?(): Promise<Message[]>;
   /**
    * Optional: the messages the agent sees this turn, built from the full log (`messages` here is the
    * trajectory so far). For harnesses that rebuild one prompt per step with a history window (BALROG).
@@ -42,13 +47,25 @@ export interface Episode {
   view?(messages: Message[]): Message[];
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
+  /** Tools protocol: the agent may also talk (to a simulated user) with plain-text replies. */
+  readonly conversational?: boolean;
+  /** True when the environment cut the episode short (its own step limit) rather than it finishing. */
+  readonly truncated?: boolean;
   /** Reward breakdown of the episode as it stands; `formatErrors` is the rollout loop's count (malformed JSON included). */
   reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown | Promise<RewardBreakdown>;
   /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...). */
   diagnostics?(): Record<string, JsonValue>;
 }
 
-export type TerminationReason = "finished" | "env_done" | "max_turns" | "no_tool_call" | "errored";
+/**
+ * How an episode ended: `finished` (the task's own end: finish called, goal reached, the simulated user
+ * stopped), `truncated` (the environment's step limit), `max_turns` (the harness's turn limit),
+ * `no_tool_call` (the agent answered without a tool call where that ends the episode, as in TRL's tool
+ * loop), `errored` (the model server failed; no reward).
+ */
+export type TerminationReason = "finished" | "truncated" | "max_turns" | "no_tool_call" | "errored";
+
+export const TERMINATION_REASONS: readonly TerminationReason[] = ["finished", "truncated", "max_turns", "no_tool_call", "errored"];
 
 /**
  * The contract every environment implements. `generate` and `publicView` are pure functions of their
@@ -76,6 +93,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   publicView(task: Task): JsonValue;
   /** The hidden solution (for `toolgym show --solution` and debugging). */
   solution(task: Task): JsonValue;
+  /**
+   * Strings that must never reach the agent (answers, hidden ids), for solutions whose other values are
+   * shown by design (a mission, a name in the question). The contract kit checks them against the public
+   * view and the prompt; without it, every string of `solution(task)` must be absent from the public view.
+   */
+  secrets?(task: Task): string[];
   start(task: Task): Episode;
   /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
   title?: string;

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ProviderError, type Agent, type AgentTurn } from "../core/index.ts";
+import { z } from "zod";
+import { ProviderError, defineEnvironment, toolResult, type Agent, type AgentTurn, type Episode } from "../core/index.ts";
 import { mockEnvironment } from "../envs/mock/index.ts";
+import { SessionStore } from "../server/session-store.ts";
 import { runEpisode } from "./run-episode.ts";
 
 function agentFrom(turns: AgentTurn[] | (() => never)): Agent {
@@ -88,5 +90,68 @@ describe("runEpisode", () => {
     const trajectory = await runEpisode({ env: mockEnvironment, split: "eval", seed: 1, index: 0, config, agent: agentFrom([turn]) });
     assert.equal(trajectory.steps[1]?.errorKind, "after_finish");
     assert.equal(trajectory.messages.filter((message) => message.role === "tool").length, 2);
+  });
+
+  it("a server session and runEpisode score the same calls the same way (one driver)", async () => {
+    const calls = [
+      call("lookup", JSON.stringify({ key: "nope" })),
+      call("lookup", JSON.stringify({ key: task.key })),
+      call("finish", JSON.stringify({ answer: task.answer })),
+    ];
+    const trajectory = await runEpisode({ env: mockEnvironment, split: "eval", seed: 1, index: 0, config, agent: agentFrom(calls) });
+    const store = new SessionStore({ environments: { mock: mockEnvironment }, maxSessions: 4, idleMilliseconds: 60_000 });
+    const session = store.create({ env: "mock", split: "eval", seed: 1, index: 0, config });
+    for (const turn of calls) {
+      const toolCall = turn.message.tool_calls?.[0];
+      store.call(session.id, toolCall?.function.name, JSON.parse(toolCall?.function.arguments ?? "{}"));
+    }
+    const served = await store.reward(session.id);
+    assert.equal(served.ended_by, "finished");
+    assert.deepEqual({ total: served.total, components: served.components }, { total: trajectory.reward?.total, components: trajectory.reward?.components });
+    assert.deepEqual(trajectory.reward?.components, { outcome: 1, stop: 1 });
+  });
+
+  it("routes a conversational environment's text replies to its partner and ends when the partner stops", async () => {
+    const chat = defineEnvironment<{ turns: number }, { turns: number }>({
+      id: "chat",
+      version: "1",
+      description: "A partner that answers twice, then stops.",
+      protocol: "tools",
+      splits: ["eval"],
+      defaultSplit: "eval",
+      configSchema: z.strictObject({ turns: z.number().default(2) }) as unknown as z.ZodType<{ turns: number }>,
+      maxTurns: () => 10,
+      generate: ({ config }) => ({ turns: config.turns }),
+      publicView: () => ({}),
+      solution: () => ({}),
+      start(task): Episode {
+        let heard = 0;
+        return {
+          protocol: "tools",
+          conversational: true,
+          messages: [{ role: "user", content: "hello" }],
+          tools: [],
+          get done() {
+            return heard >= task.turns;
+          },
+          call: () => toolResult({ ok: true }),
+          async reply(text) {
+            heard++;
+            return { content: `you said: ${text}`, isError: false, done: heard >= task.turns };
+          },
+          reward: async ({ endedBy }) => ({ total: endedBy === "finished" ? 1 : 0, components: {}, formula: "1 if finished", errors: [], diagnostics: {} }),
+        };
+      },
+    });
+    const talk: AgentTurn = { message: { role: "assistant", content: "hi there" } };
+    const trajectory = await runEpisode({ env: chat, split: "eval", seed: 0, index: 0, config: { turns: 2 }, agent: agentFrom([talk]) });
+    assert.equal(trajectory.termination, "finished");
+    assert.equal(trajectory.turns, 2);
+    assert.equal(trajectory.formatErrors.count, 0);
+    assert.deepEqual(
+      trajectory.messages.map((message) => `${message.role}:${message.content}`),
+      ["user:hello", "assistant:hi there", "user:you said: hi there", "assistant:hi there", "user:you said: hi there"],
+    );
+    assert.equal(trajectory.reward?.total, 1);
   });
 });

@@ -150,7 +150,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
   app.get("/sessions/:id", (c) => {
     const session = store.get(c.req.param("id"));
-    return c.json({ ...describeSession(session), done: session.episode.done, calls: session.calls });
+    return c.json({ ...describeSession(session), done: session.driver.episode.done, calls: session.calls });
   });
   app.post("/sessions/:id/call", async (c) => {
     const body = await readObject(c);

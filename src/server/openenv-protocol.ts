@@ -119,7 +119,7 @@ export class OpenEnvConnection {
       });
     const session = this.current();
     if (data.type === "list_tools") {
-      return { type: "observation", data: { observation: { tools: this.toolList() }, reward: null, done: session.episode.done } };
+      return { type: "observation", data: { observation: { tools: this.toolList() }, reward: null, done: session.driver.episode.done } };
     }
     if (data.type !== "call_tool")
       throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
@@ -138,11 +138,11 @@ export class OpenEnvConnection {
   private state(): Frame {
     if (!this.session) return { type: "state", data: { episode_id: null, step_count: 0 } };
     const session = this.current();
-    return { type: "state", data: { episode_id: session.id, step_count: session.calls, env: session.env.id, done: session.episode.done } };
+    return { type: "state", data: { episode_id: session.id, step_count: session.calls, env: session.env.id, done: session.driver.episode.done } };
   }
 
   private toolList(): JsonValue[] {
-    return this.current().episode.tools.map((tool) => ({
+    return this.current().driver.episode.tools.map((tool) => ({
       name: tool.function.name,
       description: tool.function.description,
       inputSchema: tool.function.parameters,

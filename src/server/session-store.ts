@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import {
   ServerError,
+  TERMINATION_REASONS,
   ToolgymError,
   parseConfig,
   type AnyEnvironment,
-  type Episode,
   type Message,
   type RewardBreakdown,
   type TerminationReason,
   type ToolSpec,
 } from "../core/index.ts";
+import { EpisodeDriver } from "../rollout/episode-driver.ts";
 
 /** Where a session's task comes from; the same address always rebuilds the same task. */
 export interface SessionAddress {
@@ -27,7 +28,8 @@ export interface Session {
   split: string;
   seed: number;
   index: number;
-  episode: Episode;
+  /** The same episode driver `runEpisode` uses; the trainer plays the agent. */
+  driver: EpisodeDriver;
   maxTurns: number;
   calls: number;
   lastUsed: number;
@@ -74,8 +76,6 @@ export interface RewardOutcome extends RewardBreakdown {
   ended_by: TerminationReason;
   calls: number;
 }
-
-const endings: readonly TerminationReason[] = ["finished", "env_done", "max_turns", "no_tool_call", "errored"];
 
 function badRequest(code: string, message: string, status = 400): ServerError {
   return new ServerError({ code, message, status });
@@ -140,16 +140,13 @@ export class SessionStore {
     } catch (error) {
       throw badRequest("CONFIG_INVALID", ToolgymError.isInstance(error) ? error.message : String(error));
     }
-    let episode: Episode;
-    let maxTurns: number;
+    let driver: EpisodeDriver;
     try {
-      const task = env.generate({ split, seed, index, config });
-      episode = env.start(task);
-      maxTurns = env.maxTurns(task);
+      driver = new EpisodeDriver({ env, split, seed, index, config });
     } catch (error) {
       throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
     }
-    const session: Session = { id: randomUUID(), env, split, seed, index, episode, maxTurns, calls: 0, lastUsed: this.now() };
+    const session: Session = { id: randomUUID(), env, split, seed, index, driver, maxTurns: driver.maxTurns, calls: 0, lastUsed: this.now() };
     this.sessions.set(session.id, session);
     this.counters.sessionsCreated++;
     this.envCounters(env.id).sessions++;
@@ -178,20 +175,12 @@ export class SessionStore {
     session.calls++;
     this.counters.toolCalls++;
     counters.toolCalls++;
-    if (session.episode.done) {
-      this.counters.toolErrors++;
-      counters.toolErrors++;
-      return {
-        content: JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" }),
-        is_error: true,
-        error_kind: "after_finish",
-        done: true,
-        calls: session.calls,
-      };
-    }
+    // The trainer's tool loop sends one call at a time and does not say where a model turn ends, so each
+    // call counts as one turn of the episode (the reward's turn inputs are documented this way).
+    session.driver.beginTurn();
     let result;
     try {
-      result = session.episode.call(name, args ?? {});
+      result = session.driver.call({ name, arguments: args ?? {} });
     } catch (error) {
       throw badRequest("TOOL_FAILED", `${session.env.id}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
     }
@@ -203,25 +192,27 @@ export class SessionStore {
       content: result.content,
       is_error: result.isError,
       ...(result.errorKind ? { error_kind: result.errorKind } : {}),
-      done: session.episode.done,
+      done: session.driver.done,
       calls: session.calls,
     };
   }
 
   /**
-   * The reward breakdown as the episode stands. Without `endedBy`, a finished episode counts as `finished`
-   * and an unfinished one as `no_tool_call` (TRL's tool loop stops when the model stops calling tools).
+   * The reward breakdown as the episode stands. Without `endedBy`, an ended episode counts as it ended
+   * (`finished` or `truncated`), one at its turn limit as `max_turns`, and an unfinished one as
+   * `no_tool_call` (TRL's tool loop stops when the model stops calling tools).
    */
   async reward(id: unknown, endedBy?: unknown): Promise<RewardOutcome> {
     const session = this.get(id);
-    if (endedBy !== undefined && !endings.includes(endedBy as TerminationReason)) {
-      throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${endings.join(", ")}`);
+    if (endedBy !== undefined && (!TERMINATION_REASONS.includes(endedBy as TerminationReason) || endedBy === "errored")) {
+      throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${TERMINATION_REASONS.filter((reason) => reason !== "errored").join(", ")}`);
     }
+    const driver = session.driver;
     const ending =
-      (endedBy as TerminationReason | undefined) ?? (session.episode.done ? "finished" : session.calls >= session.maxTurns ? "max_turns" : "no_tool_call");
+      (endedBy as TerminationReason | undefined) ?? (driver.done ? driver.termination : driver.turns >= driver.maxTurns ? "max_turns" : "no_tool_call");
     let breakdown: RewardBreakdown;
     try {
-      breakdown = await session.episode.reward({ turnsUsed: Math.max(1, session.calls), maxTurns: session.maxTurns, endedBy: ending });
+      breakdown = (await driver.reward(ending)) as RewardBreakdown;
     } catch (error) {
       throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${(error as Error).message}`, 422);
     }
@@ -229,7 +220,7 @@ export class SessionStore {
     const counters = this.envCounters(session.env.id);
     counters.rewards++;
     if (typeof breakdown.total === "number") counters.rewardSum += breakdown.total;
-    return { ...breakdown, done: session.episode.done, ended_by: ending, calls: session.calls };
+    return { ...breakdown, done: driver.done, ended_by: ending, calls: session.calls };
   }
 
   close(id: unknown): boolean {
@@ -284,9 +275,9 @@ export function describeSession(session: Session): {
     split: session.split,
     seed: session.seed,
     index: session.index,
-    protocol: session.episode.protocol,
+    protocol: session.driver.episode.protocol,
     max_turns: session.maxTurns,
-    messages: session.episode.messages,
-    tools: session.episode.tools,
+    messages: session.driver.episode.messages,
+    tools: session.driver.episode.tools,
   };
 }

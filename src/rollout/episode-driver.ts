@@ -1,0 +1,196 @@
+import {
+  TRAJECTORY_SCHEMA_VERSION,
+  type AnyEnvironment,
+  type AssistantMessage,
+  type Episode,
+  type ErrorRecord,
+  type FormatError,
+  type JsonValue,
+  type Message,
+  type RewardBreakdown,
+  type StepRecord,
+  type TerminationReason,
+  type ToolMessage,
+  type ToolResult,
+  type Trajectory,
+} from "../core/index.ts";
+import { parseToolArguments } from "./parse-arguments.ts";
+
+export interface EpisodeAddress {
+  env: AnyEnvironment;
+  split: string;
+  seed: number;
+  index: number;
+  /** Parsed config. */
+  config: unknown;
+  /** Prebuilt task (skips generation); must equal `env.generate(...)` for the address. */
+  task?: unknown;
+  /** Defaults to the environment's own limit for the task. */
+  maxTurns?: number;
+}
+
+/** What one executed tool call produced, as the model and the server's clients see it. */
+export interface CallOutcome {
+  content: string;
+  isError: boolean;
+  errorKind?: string;
+  /** The episode has ended (this call or an earlier one). */
+  done: boolean;
+}
+
+const AFTER_FINISH = JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" });
+
+/**
+ * One episode's state and bookkeeping, shared by every way an episode is driven: `runEpisode` (an
+ * agent in the loop) and the environment server's sessions (the trainer in the loop). Both execute
+ * calls, count turns and format errors, end the episode and compute the reward here, so the reward
+ * gets the same inputs whoever drives it.
+ */
+export class EpisodeDriver {
+  readonly env: AnyEnvironment;
+  readonly address: Omit<EpisodeAddress, "env" | "task" | "maxTurns">;
+  readonly episode: Episode;
+  readonly maxTurns: number;
+  readonly messages: Message[];
+  readonly steps: StepRecord[] = [];
+  readonly formatErrors: FormatError[] = [];
+  readonly errors: ErrorRecord[] = [];
+  readonly usage = { promptTokens: 0, completionTokens: 0 };
+  turns = 0;
+  private ended: TerminationReason | undefined;
+  private readonly toolNames: Set<string>;
+
+  constructor(address: EpisodeAddress) {
+    const { env, split, seed, index, config } = address;
+    this.env = env;
+    this.address = { split, seed, index, config };
+    const task = address.task ?? env.generate({ split, seed, index, config });
+    this.episode = env.start(task);
+    this.maxTurns = address.maxTurns ?? env.maxTurns(task);
+    this.messages = [...this.episode.messages];
+    this.toolNames = new Set(this.episode.tools.map((tool) => tool.function.name));
+  }
+
+  /** True once the environment says the episode is over or the driver ended it. */
+  get done(): boolean {
+    return this.ended !== undefined || this.episode.done;
+  }
+
+  /** How the episode ended so far: an explicit end, else the environment's state, else the turn limit. */
+  get termination(): TerminationReason {
+    if (this.ended) return this.ended;
+    if (this.episode.done) return this.episode.truncated ? "truncated" : "finished";
+    return "max_turns";
+  }
+
+  /** Starts the next agent turn; false when the turn limit or the episode's end leaves none. */
+  beginTurn(): boolean {
+    if (this.done || this.turns >= this.maxTurns) return false;
+    this.turns++;
+    return true;
+  }
+
+  /** Records the assistant's message and the format problems its parser found. */
+  recordAssistant(message: AssistantMessage, formatErrors: readonly FormatError[] = []): void {
+    this.messages.push(message);
+    this.formatErrors.push(...formatErrors);
+  }
+
+  /** Ends the episode for a reason the environment cannot know (an agent that stopped, a provider failure). */
+  end(reason: TerminationReason, error?: ErrorRecord): void {
+    this.ended ??= reason;
+    if (error) this.errors.push(error);
+  }
+
+  /**
+   * Executes one tool call whose arguments are raw model text (a JSON string) or an already parsed
+   * object, appends the tool message and returns what the model reads next.
+   */
+  call(call: { id?: string; name: string; arguments: unknown }): CallOutcome {
+    const name = call.name;
+    let outcome: CallOutcome;
+    let argumentsValue: JsonValue;
+    const parsed =
+      typeof call.arguments === "string" || call.arguments === undefined
+        ? parseToolArguments(call.arguments)
+        : { ok: true as const, value: call.arguments as JsonValue };
+    if (this.done) {
+      outcome = { content: AFTER_FINISH, isError: true, errorKind: "after_finish", done: true };
+      argumentsValue = parsed.ok ? parsed.value : String(call.arguments ?? "");
+    } else if (!parsed.ok) {
+      this.formatErrors.push({ kind: "invalid_json_arguments", message: parsed.message });
+      const content = JSON.stringify({ ok: false, error: `${parsed.message}. Send the arguments as one JSON object matching the tool's schema.` });
+      outcome = { content, isError: true, errorKind: "invalid_json_arguments", done: false };
+      argumentsValue = String(call.arguments ?? "");
+    } else {
+      argumentsValue = parsed.value;
+      if (!this.toolNames.has(name)) this.formatErrors.push({ kind: "unknown_tool", message: `unknown tool '${name}'` });
+      const result = this.episode.call(name, parsed.value);
+      if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
+      outcome = { content: result.content, isError: result.isError, ...(result.errorKind ? { errorKind: result.errorKind } : {}), done: this.done };
+    }
+    this.steps.push({
+      turn: this.turns,
+      name,
+      arguments: argumentsValue,
+      result: outcome.content,
+      isError: outcome.isError,
+      ...(outcome.errorKind ? { errorKind: outcome.errorKind } : {}),
+    });
+    const toolMessage: ToolMessage = { role: "tool", tool_call_id: call.id ?? `call_${this.turns}_${this.steps.length}`, name, content: outcome.content };
+    this.messages.push(toolMessage);
+    return outcome;
+  }
+
+  /**
+   * Hands a plain-text reply to the environment (a text-protocol action, or a message to a simulated
+   * user); its answer becomes the next user message. Returns undefined when the environment takes no
+   * text replies (the caller then nudges the agent towards a tool call).
+   */
+  async reply(text: string): Promise<ToolResult | undefined> {
+    if (!this.episode.reply || (this.episode.protocol === "tools" && !this.episode.conversational)) return undefined;
+    const result = await this.episode.reply(text);
+    this.steps.push({
+      turn: this.turns,
+      name: "reply",
+      arguments: text,
+      result: result.content,
+      isError: result.isError,
+      ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+    });
+    if (result.isError && result.errorKind) this.formatErrors.push({ kind: "invalid_action", message: result.content });
+    if (!result.done || result.content !== "") this.messages.push({ role: "user", content: result.content });
+    return result;
+  }
+
+  /** The reward as the episode stands; null for an errored episode (excluded from means, never a 0). */
+  async reward(endedBy: TerminationReason = this.termination): Promise<RewardBreakdown | null> {
+    if (endedBy === "errored") return null;
+    return this.episode.reward({ turnsUsed: this.turns, maxTurns: this.maxTurns, endedBy, formatErrors: this.formatErrors.length });
+  }
+
+  /** The whole episode in the run format's trajectory shape. */
+  async trajectory(options: { agentId: string; id?: string }): Promise<Trajectory> {
+    const termination = this.termination;
+    const reward = await this.reward(termination);
+    const byKind: Record<string, number> = {};
+    for (const error of this.formatErrors) byKind[error.kind] = (byKind[error.kind] ?? 0) + 1;
+    const { split, seed, index, config } = this.address;
+    return {
+      schemaVersion: TRAJECTORY_SCHEMA_VERSION,
+      id: options.id ?? `${this.env.id}/${split}/${seed}/${index}`,
+      env: { id: this.env.id, version: this.env.version, split, seed, index, config: config as JsonValue },
+      agent: { id: options.agentId },
+      messages: this.messages,
+      steps: this.steps,
+      turns: this.turns,
+      maxTurns: this.maxTurns,
+      termination,
+      reward,
+      formatErrors: { count: this.formatErrors.length, byKind, list: this.formatErrors },
+      errors: this.errors,
+      usage: this.usage,
+      diagnostics: this.episode.diagnostics ? this.episode.diagnostics() : {},
+    };
+  }
+}
