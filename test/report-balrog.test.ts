@@ -3,7 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { parseConfig } from "../src/core/index.ts";
+import { getEnvironment } from "../src/envs/registry.ts";
 import { buildReport, loadInputs, renderCard, renderHtml, renderMarkdown, renderReport } from "../src/eval/report/index.ts";
+import { runEvaluation } from "../src/eval/run-evaluation.ts";
 import { writeSyntheticRun, type SyntheticEpisode } from "./report-support.ts";
 
 interface ProgressionCase {
@@ -84,5 +87,45 @@ describe("report: BALROG's own BabyAI numbers beside the bootstrap CI", () => {
       markdown.split("\n").find((text) => text.startsWith("| search_plan_act |"))!,
       /BALROG/,
     );
+  });
+
+  it("summarizes real runs from results.jsonl, per task from each episode's diagnostics (chain-of-thought config)", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "toolgym-report-balrog-real-"));
+    try {
+      const env = getEnvironment("babyai");
+      await runEvaluation({
+        rows: [
+          {
+            env,
+            config: parseConfig("babyai", env.configSchema, '{"balrog_agent":"cot"}'),
+            split: "eval",
+            seed: 0,
+            n: 10,
+            benchmark: "babyai",
+            metrics: ["return"],
+          },
+        ],
+        models: [
+          { kind: "scripted", label: "oracle", policy: "oracle" },
+          { kind: "scripted", label: "spin", policy: "spin_in_place" },
+        ],
+        out: join(directory, "runs"),
+        quiet: true,
+      });
+      const report = buildReport(loadInputs([join(directory, "runs")]));
+      const row = report.rows[0] as unknown as { balrog: BalrogField & { tasks: Record<string, { episodes: number; progression: number }> } };
+      assert.equal(row.balrog.text, "  babyai: 100.00% ± 0.00%, Episodes: 10");
+      assert.deepEqual(Object.keys(row.balrog.tasks).sort(), [
+        "BabyAI-MixedTrainLocal-v0/goto",
+        "BabyAI-MixedTrainLocal-v0/open",
+        "BabyAI-MixedTrainLocal-v0/pick_up_seq_go_to",
+        "BabyAI-MixedTrainLocal-v0/pickup",
+        "BabyAI-MixedTrainLocal-v0/putnext",
+      ]);
+      assert.ok(Object.values(row.balrog.tasks).every((task) => task.episodes === 2 && task.progression === 100));
+      assert.equal(report.rows[0]!.summary!.models.spin!.text, "  babyai: 0.00% ± 0.00%, Episodes: 10");
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
