@@ -1,89 +1,174 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EnvConfigError, ToolgymError, type AnyEnvironment } from "../../core/index.ts";
+import { EnvConfigError, ToolgymError, type AnyEnvironment, type Episode, type JsonValue, type ToolResult } from "../../core/index.ts";
 
 export interface ContractOptions {
-  env: AnyEnvironment;
-  /** A config that is valid for the environment (defaults are filled in by the schema). */
+  /** A config that is valid for the environment (defaults are filled in by the schema). Default `{}`. */
   config?: unknown;
-  /** An object with a key the schema must reject, e.g. `{ noSuchKey: 1 }`. */
-  invalidConfig?: unknown;
-  /** Strings that must never appear in the public view or the prompt (answers, hidden ids...). */
-  secrets?: (task: unknown) => string[];
   /** Number of tasks to check. */
   samples?: number;
-  /** Runs the environment's audit (oracle high, pilots low) on this many tasks; 0 skips it. */
+  /** Runs the environment's audit (oracle high, pilots low) on this many tasks; 0 leaves it out. */
   auditN?: number;
+}
+
+/** Audit size when the contract runs over every registered environment (test/environment-contract.test.ts). */
+export const CONTRACT_AUDIT_N = 40;
+
+/** Shortest solution string checked when an environment names no secrets (shorter ones match by chance). */
+const MIN_SECRET_LENGTH = 4;
+
+/** Every string leaf of a JSON value (object keys excluded). */
+function stringLeaves(value: JsonValue, found: string[] = []): string[] {
+  if (typeof value === "string") found.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, found);
+  else if (value !== null && typeof value === "object") for (const item of Object.values(value)) stringLeaves(item as JsonValue, found);
+  return found;
+}
+
+/** Every non-empty array or object inside a JSON value, the value itself included. */
+function subtrees(value: JsonValue, found: JsonValue[] = []): JsonValue[] {
+  if (Array.isArray(value)) {
+    if (value.length > 0) found.push(value);
+    for (const item of value) subtrees(item, found);
+  } else if (value !== null && typeof value === "object") {
+    if (Object.keys(value).length > 0) found.push(value);
+    for (const item of Object.values(value)) subtrees(item as JsonValue, found);
+  }
+  return found;
+}
+
+const junkText = ["", "{not json", "no such action please", "\u0000\u{1F600} <|im_end|>"];
+
+function isResult(result: ToolResult): void {
+  assert.equal(typeof result.content, "string", "a result's content is a string");
+  assert.equal(typeof result.isError, "boolean", "a result says whether it is an error");
+}
+
+/** Checks a reward breakdown's shape: a finite total (or null when a component failed) and numeric components. */
+function checkReward(reward: Awaited<ReturnType<Episode["reward"]>>): void {
+  assert.ok(reward.total === null || Number.isFinite(reward.total), `reward total ${String(reward.total)} is a number or null`);
+  for (const [name, value] of Object.entries(reward.components)) {
+    assert.ok(value === null || Number.isFinite(value), `component ${name} is ${String(value)}`);
+  }
 }
 
 /**
  * The contract every registered environment passes: determinism, config validation errors, no hidden
- * data in the public view, oracle high and pilots low (through the audit).
+ * data in the public view, well-formed tools or text replies with honest `done` flags, and (with
+ * `auditN`) oracle high and pilots low through the environment's audit.
  */
-export function describeEnvironmentContract(options: ContractOptions): void {
-  const { env } = options;
-  const config = env.configSchema.parse(options.config ?? {});
+export function describeEnvironmentContract(env: AnyEnvironment, options: ContractOptions = {}): void {
+  const config: unknown = env.configSchema.parse(options.config ?? {});
   const samples = options.samples ?? 20;
-  describe(`environment contract: ${env.id}`, () => {
-    it("generates identical tasks for identical addresses", () => {
+  const label = options.config === undefined ? env.id : `${env.id} ${JSON.stringify(options.config)}`;
+  const task = (seed: number, index: number): unknown => env.generate({ split: env.defaultSplit, seed, index, config });
+
+  describe(`environment contract: ${label}`, () => {
+    it("generates identical tasks for identical addresses, on every split", () => {
       for (const split of env.splits) {
         for (let index = 0; index < samples; index++) {
           const first = env.generate({ split, seed: 7, index, config });
           const second = env.generate({ split, seed: 7, index, config });
-          assert.equal(JSON.stringify(first), JSON.stringify(second));
+          assert.equal(JSON.stringify(first), JSON.stringify(second), `${split} task ${index}`);
         }
       }
     });
+
     it("gives different tasks for different indices", () => {
       const seen = new Set<string>();
-      for (let index = 0; index < samples; index++) seen.add(JSON.stringify(env.publicView(env.generate({ split: env.defaultSplit, seed: 7, index, config }))));
+      for (let index = 0; index < samples; index++) seen.add(JSON.stringify(env.publicView(task(7, index))));
       assert.ok(seen.size >= Math.min(samples, 2), `only ${seen.size} distinct tasks in ${samples}`);
     });
-    it("rejects an invalid config with EnvConfigError naming the key", async () => {
+
+    it("rejects an unknown config key with EnvConfigError naming the key", async () => {
       const { parseConfig } = await import("../../core/config.ts");
-      const invalid = options.invalidConfig ?? { noSuchKey: 1 };
       assert.throws(
-        () => parseConfig(env.id, env.configSchema, invalid),
-        (error: unknown) =>
-          ToolgymError.isInstance(error) && error instanceof EnvConfigError && error.message.includes(Object.keys(invalid as object)[0] as string),
+        () => parseConfig(env.id, env.configSchema, { noSuchKey: 1 }),
+        (error: unknown) => ToolgymError.isInstance(error) && error instanceof EnvConfigError && error.message.includes("noSuchKey"),
       );
     });
-    it("keeps hidden data out of the public view and the prompt", () => {
-      if (!options.secrets) return;
+
+    it("keeps the hidden solution out of the public view (and the named secrets out of the prompt)", () => {
+      let checked = 0;
       for (let index = 0; index < samples; index++) {
-        const task = env.generate({ split: env.defaultSplit, seed: 11, index, config });
-        const visible = JSON.stringify(env.publicView(task)) + JSON.stringify(env.start(task).messages);
-        for (const secret of options.secrets(task)) assert.ok(!visible.includes(secret), `secret '${secret}' is visible in task ${index}`);
+        const generated = task(11, index);
+        const publicView = JSON.stringify(env.publicView(generated));
+        const solution = env.solution(generated);
+        // The environment's named secrets (answers, hidden ids) are checked against the prompt too; without
+        // them, no string (of a few characters or more), array or object of the solution may appear in the view.
+        const secrets = env.secrets
+          ? env.secrets(generated)
+          : [...stringLeaves(solution).filter((value) => value.length >= MIN_SECRET_LENGTH), ...subtrees(solution).map((part) => JSON.stringify(part))];
+        const visible = env.secrets ? publicView + JSON.stringify(env.start(generated).messages) : publicView;
+        for (const secret of secrets) {
+          assert.ok(!visible.includes(secret), `task ${index}: the hidden '${secret.slice(0, 120)}' is visible`);
+          checked++;
+        }
       }
+      assert.ok(checked > 0, "no solution value was checked: solution() or secrets() returns nothing to hide");
     });
-    it("has tools with JSON Schema object parameters and descriptions", () => {
-      const episode = env.start(env.generate({ split: env.defaultSplit, seed: 1, index: 0, config }));
+
+    it("offers tools with JSON Schema object parameters and descriptions (text environments offer none)", () => {
+      const episode = env.start(task(1, 0));
       for (const tool of episode.tools) {
         assert.equal(tool.type, "function");
         assert.ok(tool.function.description.length > 10, `${tool.function.name} needs a description`);
         assert.equal(tool.function.parameters.type, "object");
       }
-      if (episode.protocol === "tools") assert.ok(episode.tools.length > 0);
+      if (episode.protocol === "tools") assert.ok(episode.tools.length > 0, "a tools environment offers at least one tool");
+      else assert.equal(typeof episode.reply, "function", "a text environment handles replies");
+      assert.ok(episode.messages.length > 0, "the episode starts from a prompt");
+      assert.equal(episode.done, false, "a new episode is not done");
     });
-    it("answers nonsense calls with error results, never a throw", async () => {
-      const episode = env.start(env.generate({ split: env.defaultSplit, seed: 1, index: 0, config }));
-      const junk: Array<[string, unknown]> = [
-        ["no_such_tool", {}],
-        ["", null],
-        [episode.tools[0]?.function.name ?? "x", { wrong: [1, 2] }],
-        [episode.tools[0]?.function.name ?? "x", "string"],
-      ];
-      for (const [name, args] of junk) {
-        const result = episode.protocol === "text" && episode.reply ? await episode.reply(String(args)) : episode.call(name, args);
-        assert.equal(typeof result.content, "string");
-        if (episode.protocol === "tools") assert.equal(result.isError, true);
+
+    it("answers nonsense with error results, never a throw, and its done flag matches the episode's", async () => {
+      const episode = env.start(task(1, 0));
+      if (episode.protocol === "tools") {
+        const name = episode.tools[0]?.function.name ?? "x";
+        const junk: Array<[string, unknown]> = [
+          ["no_such_tool", {}],
+          ["", null],
+          [name, { wrong: [1, 2] }],
+          [name, "string"],
+        ];
+        for (const [tool, args] of junk) {
+          const result = episode.call(tool, args);
+          isResult(result);
+          assert.equal(result.isError, true, `${tool}(${JSON.stringify(args)}) is an error`);
+          assert.equal(Boolean(result.done), episode.done);
+        }
+        return;
       }
+      const reply = (episode.reply as NonNullable<Episode["reply"]>).bind(episode);
+      const result = await reply(junkText[0] as string);
+      isResult(result);
+      assert.equal(Boolean(result.done), episode.done);
     });
-    if ((options.auditN ?? 0) > 0) {
-      it(`passes its audit on ${options.auditN} tasks (oracle high, pilots low)`, async () => {
-        const { getAuditSpec } = await import("../../audit/registry.ts");
+
+    it("ends a text episode within its turn limit whatever the replies, with a well-formed reward", async () => {
+      const generated = task(2, 0);
+      const episode = env.start(generated);
+      const maxTurns = env.maxTurns(generated);
+      let turns = 0;
+      if (episode.protocol === "text") {
+        const reply = (episode.reply as NonNullable<Episode["reply"]>).bind(episode);
+        while (!episode.done && turns < maxTurns) {
+          const result = await reply(junkText[turns % junkText.length] as string);
+          turns++;
+          isResult(result);
+          assert.equal(Boolean(result.done), episode.done, `reply ${turns}: the result's done flag is the episode's`);
+        }
+        assert.equal(episode.done, true, `still running after ${maxTurns} replies (its maxTurns)`);
+      }
+      checkReward(await episode.reward({ turnsUsed: turns, maxTurns, endedBy: episode.done ? "finished" : "max_turns", formatErrors: turns }));
+    });
+
+    const auditN = options.auditN ?? 0;
+    if (auditN > 0) {
+      it(`passes its audit on ${auditN} tasks (oracle high, pilots low)`, async () => {
+        assert.ok(env.audit, "the environment defines no audit (its oracle and reward-hacking pilots)");
         const { runAudit } = await import("../../audit/run-audit.ts");
-        const result = await runAudit({ env, spec: getAuditSpec(env.id), n: options.auditN as number, seed: 3, config });
+        const result = await runAudit({ env, spec: env.audit, n: auditN, seed: 3, config });
         assert.deepEqual(result.failures, []);
         assert.equal(result.verdict, "pass");
       });

@@ -106,6 +106,12 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
       agent_dir: level.agentDir,
     };
   },
+  // The mission is public by design; the start layout is not (the agent sees only its egocentric view).
+  secrets(task) {
+    const level = new MixedTrainLocalLevel(task.task, task.num_dists);
+    level.reset(task.level_seed);
+    return [printGrid(level.grid, level.agentX, level.agentY, level.agentDir).join("\n")];
+  },
   start: (task) =>
     startBabyAIEpisode({
       task: task.task,

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { standardAcceptance } from "../_kit/acceptance.ts";
 import { mockPolicies } from "./policies.ts";
-import { createRandom, defineEnvironment, defineTool, scoreComponents, toolError, toolResult, type Episode } from "../../core/index.ts";
+import { createRandom, defineEnvironment, scoreComponents, toolError, toolResult, type Episode } from "../../core/index.ts";
+import { createToolbox, defineTool } from "../_kit/toolbox.ts";
 
 /**
  * `mock`: a tiny two-tool environment the framework tests itself with (harness, server, reports).
@@ -18,28 +19,39 @@ export interface MockTask {
 
 const syllables = ["ka", "lo", "mi", "ru", "te", "vo", "za", "ne", "pi", "shu"];
 
-const tools = [
+/** What the tools read and change during one episode. */
+interface MockState {
+  task: MockTask;
+  seen: Set<string>;
+  answer: string | null;
+  done: boolean;
+}
+
+const toolbox = createToolbox<MockState>([
   defineTool({
     name: "lookup",
     description: "Look up the value stored under a key. Returns {key, value} or an error for an unknown key.",
-    parameters: {
-      type: "object",
-      properties: { key: { type: "string", description: "The key, e.g. 'kalo'." } },
-      required: ["key"],
-      additionalProperties: false,
+    kind: "read",
+    input: z.strictObject({ key: z.string().describe("The key, e.g. 'kalo'.") }),
+    execute(state, { key }) {
+      const value = state.task.table[key];
+      if (value === undefined) return toolError("unknown_key", `no key '${key}'`);
+      state.seen.add(value);
+      return toolResult({ key, value });
     },
   }),
   defineTool({
     name: "finish",
     description: "End the episode with your answer.",
-    parameters: {
-      type: "object",
-      properties: { answer: { type: "string", description: "The value you found." } },
-      required: ["answer"],
-      additionalProperties: false,
+    kind: "finish",
+    input: z.strictObject({ answer: z.string().describe("The value you found.") }),
+    execute(state, { answer }) {
+      state.answer = answer.trim();
+      state.done = true;
+      return toolResult({ ok: true }, { done: true });
     },
   }),
-];
+]);
 
 export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
   id: "mock",
@@ -69,40 +81,24 @@ export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
   },
   publicView: (task) => ({ question: `What is the value of key '${task.key}'?` }),
   solution: (task) => ({ key: task.key, answer: task.answer }),
+  // the key is in the question by design; the value is what the agent must look up
+  secrets: (task) => [task.answer],
   start(task): Episode {
-    const seen = new Set<string>();
-    let answer: string | null = null;
-    let done = false;
+    const state: MockState = { task, seen: new Set(), answer: null, done: false };
     return {
       protocol: "tools",
       messages: [
         { role: "system", content: "You answer questions by calling tools. Call finish with the answer." },
         { role: "user", content: `What is the value of key '${task.key}'?` },
       ],
-      tools,
+      tools: toolbox.specs,
       get done() {
-        return done;
+        return state.done;
       },
-      call(name, args) {
-        const input = (args ?? {}) as Record<string, unknown>;
-        if (name === "lookup") {
-          if (typeof input.key !== "string") return toolError("invalid_arguments", "lookup needs {key: string}");
-          const value = task.table[input.key];
-          if (value === undefined) return toolError("unknown_key", `no key '${input.key}'`);
-          seen.add(value);
-          return toolResult({ key: input.key, value });
-        }
-        if (name === "finish") {
-          if (typeof input.answer !== "string") return toolError("invalid_arguments", "finish needs {answer: string}");
-          answer = input.answer.trim();
-          done = true;
-          return toolResult({ ok: true }, { done: true });
-        }
-        return toolError("unknown_tool", `unknown tool '${name}'; available: lookup, finish`);
-      },
+      call: (name, args) => (state.done ? toolError("after_finish", "the episode has already finished") : toolbox.call(state, name, args)),
       reward({ endedBy }) {
         const { values, errors } = scoreComponents({
-          outcome: () => (answer === task.answer && seen.has(answer) ? 1 : 0),
+          outcome: () => (state.answer === task.answer && state.seen.has(state.answer) ? 1 : 0),
           stop: () => (endedBy === "finished" ? 1 : 0),
         });
         const outcome = values.outcome ?? 0;

@@ -7,6 +7,7 @@ import { generateTask } from "./generate.ts";
 import { runSolver } from "./solver.ts";
 import type { Chain, SearchPlanTask } from "./task.ts";
 import { themeByName, type Theme } from "./themes.ts";
+import { searchPlanSecrets } from "./secrets.ts";
 
 export interface SearchPlanDefinitionOptions {
   id: string;
@@ -107,6 +108,7 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
         }),
       ) as JsonValue;
     },
+    secrets: searchPlanSecrets,
     start,
   });
 }
