@@ -66,6 +66,16 @@ function publicView(task: MultihopTask): JsonValue {
   return view;
 }
 
+/**
+ * Answers can appear in a question by design (2Wiki comparisons name both candidates), so the secrets are
+ * the solution's field names and, outside the context mode, the text of the supporting paragraphs.
+ */
+function secrets(task: MultihopTask): string[] {
+  const fields = ['"answer"', "is_supporting", "supporting_facts", "question_decomposition", "golds"];
+  if (task.mode === "context") return fields;
+  return [...fields, ...task.example.paragraphs.filter((paragraph) => paragraph.supporting).map((paragraph) => paragraph.text)];
+}
+
 function solution(task: MultihopTask): JsonValue {
   return {
     answer: task.example.answer,
@@ -106,6 +116,7 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
   exports: { musique: musiquePredictions },
   publicView,
   solution,
+  secrets,
   start: startEpisode,
 });
 
@@ -129,5 +140,6 @@ export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
   exports: { "2wiki": wikiPredictions },
   publicView,
   solution,
+  secrets,
   start: startEpisode,
 });
