@@ -1,0 +1,154 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { DataError, UsageError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type ReplayRequest, type ToolSpec } from "../../core/index.ts";
+import { standardAcceptance } from "../_kit/acceptance.ts";
+import { readJsonAsset } from "./data.ts";
+import { domainIds, findTask, getDomain } from "./domains.ts";
+import { Tau2Episode } from "./episode.ts";
+import { tau2SftExporter } from "./export.ts";
+import { createNlJudge } from "./judge.ts";
+import { parseModelAddress } from "./llm.ts";
+import { tau2Policies, type Tau2EnvTask } from "./policies.ts";
+import { replayCalls, type ReplayInput } from "./replay.ts";
+import { createLlmUser, createScriptedUser } from "./user.ts";
+import { rewardBasis } from "./types.ts";
+
+/**
+ * Builds one tau2 domain as a toolgym environment. The task list and splits come from tau2's task files;
+ * `user_model` (URL#NAME) plays the customer with tau2's simulator prompt, otherwise a scripted customer
+ * does; `judge_model` scores NL_ASSERTION.
+ */
+const configSchema = z.strictObject({
+  user_model: z.string().nullable().default(null),
+  judge_model: z.string().nullable().default(null),
+  max_steps: z.number().int().min(2).default(200),
+  max_errors: z.number().int().min(1).default(10),
+});
+export type Tau2Config = z.infer<typeof configSchema>;
+
+const toolSchemas = (domain: string, side: "assistant" | "user"): ToolSpec[] =>
+  (readJsonAsset<Record<string, Record<string, ToolSpec[]>>>("tool_schemas.json")[domain]?.[side] ?? []) as ToolSpec[];
+
+function readCalls(path: string): ReplayInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new DataError({
+      code: "TAU2_CALLS_INVALID",
+      file: path,
+      message: `cannot read the calls file as JSON (${(error as Error).message}); give {tool_calls: [{name, arguments}], assistant_texts: [string]}`,
+    });
+  }
+  const input = value as ReplayInput;
+  if (!input || !Array.isArray(input.tool_calls))
+    throw new DataError({ code: "TAU2_CALLS_INVALID", file: path, message: "needs a tool_calls list of {name, arguments}" });
+  return input;
+}
+
+function publicResult(output: ReturnType<typeof replayCalls>): JsonValue {
+  const { tool_results, db_hash, user_db_hash, reward, reward_info, partial } = output;
+  return { tool_results, db_hash, user_db_hash, reward, reward_info, partial } as unknown as JsonValue;
+}
+
+/** `toolgym replay tau2_<domain> --task ID --calls FILE` and `toolgym replay tau2 --cases FILE.jsonl`. */
+function replayHook(domain: string) {
+  return async (request: ReplayRequest) => {
+    if (request.cases) {
+      const lines = readFileSync(request.cases, "utf8")
+        .split("\n")
+        .filter((line) => line.trim() !== "");
+      return {
+        lines: lines.map((line, position) => {
+          let item: ReplayInput & { case_id?: string; domain?: string; task_id?: string };
+          try {
+            item = JSON.parse(line);
+          } catch (error) {
+            throw new DataError({ code: "JSON_INVALID", file: request.cases, line: position + 1, message: `not valid JSON (${(error as Error).message})` });
+          }
+          if (!item.domain || !item.task_id)
+            throw new DataError({ code: "TAU2_CASE_INVALID", file: request.cases, line: position + 1, message: "a case needs domain and task_id" });
+          return { case_id: item.case_id ?? null, ...(publicResult(replayCalls(item.domain, item.task_id, item)) as object) } as JsonValue;
+        }),
+      };
+    }
+    if (!request.task)
+      throw new UsageError({ code: "REPLAY_INPUT_MISSING", message: `tau2_${domain} replay needs --task ID (a task id of the domain's tasks file)` });
+    if (!request.calls)
+      throw new UsageError({ code: "REPLAY_INPUT_MISSING", message: `tau2_${domain} replay needs --calls FILE with {tool_calls, assistant_texts}` });
+    return publicResult(replayCalls(domain, request.task, readCalls(request.calls)));
+  };
+}
+
+export function defineTau2Environment(options: { domain: string; title: string; defaultSplit: string; description: string; seedOrder?: number }) {
+  const { domain } = options;
+  if (!domainIds().includes(domain)) throw new Error(`tau2 domain ${domain} is not registered`);
+  const bundle = () => getDomain(domain);
+  const splits = Object.keys(bundle().splits());
+  const definition: EnvironmentDefinition<Tau2Config, Tau2EnvTask> = defineEnvironment<Tau2Config, Tau2EnvTask>({
+    id: `tau2_${domain}`,
+    version: "1",
+    title: options.title,
+    family: "tau2",
+    description: options.description,
+    protocol: "tools",
+    splits,
+    defaultSplit: options.defaultSplit,
+    configSchema,
+    maxTurns: (task) => task.settings.max_steps,
+    generate({ split, index, config }) {
+      const ids = bundle().splits()[split];
+      if (!ids || ids.length === 0)
+        throw new UsageError({ code: "SPLIT_UNKNOWN", message: `tau2_${domain} has no split '${split}'; splits: ${splits.join(", ")}` });
+      const task = findTask(bundle(), ids[index % ids.length] as string);
+      return {
+        domain,
+        split,
+        task,
+        settings: { user_model: config.user_model, judge_model: config.judge_model, max_steps: config.max_steps, max_errors: config.max_errors },
+      };
+    },
+    publicView: (task) => ({ domain, task_id: task.task.id, reward_basis: rewardBasis(task.task) }),
+    solution: (task) => (task.task.evaluation_criteria ?? null) as unknown as JsonValue,
+    start(envTask) {
+      const { settings, task } = envTask;
+      const userTools = toolSchemas(domain, "user");
+      const user = settings.user_model
+        ? createLlmUser({
+            address: parseModelAddress(settings.user_model, "user_model"),
+            task,
+            tools: userTools,
+            episodeKey: `${domain}/${envTask.split}/${task.id}`,
+          })
+        : createScriptedUser(task);
+      const judge = settings.judge_model ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model")) : null;
+      return new Tau2Episode({
+        bundle: bundle(),
+        task,
+        user,
+        judge,
+        tools: toolSchemas(domain, "assistant"),
+        maxSteps: settings.max_steps,
+        maxErrors: settings.max_errors,
+      });
+    },
+    policies: tau2Policies,
+    audit: {
+      components: ["DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"],
+      policies: tau2Policies.map((policy) => policy.id),
+      acceptance: standardAcceptance({
+        oracle: "oracle",
+        // mock's update_task_with_user_tools cannot reach 1 in tau2 itself (its gold DB keeps the
+        // notification unread while its assertion wants it read), so a domain's oracle may miss one task.
+        oracleMin: 0.85,
+        pilots: [],
+        pilotMax: 1,
+        below: tau2Policies.filter((policy) => policy.kind === "pilot").map((policy) => [policy.id, "oracle"] as [string, string]),
+      }),
+    },
+    metrics: ["reward", "pass", "partial"],
+    replay: replayHook(domain),
+    exports: { "tau2-sft": tau2SftExporter },
+  });
+  return definition;
+}

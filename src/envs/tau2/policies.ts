@@ -1,0 +1,123 @@
+import type { ScriptedPolicy } from "../../core/index.ts";
+import { createScriptedAgent, type PlannedCall, type ScriptedDecision } from "../_kit/scripted.ts";
+import { getDomain } from "./domains.ts";
+import { findTool } from "./toolkit.ts";
+import type { Tau2Action, Tau2Task } from "./types.ts";
+
+/** What a tau2 environment's generate() returns: the tau2 task plus the run's settings. */
+export interface Tau2EnvTask {
+  domain: string;
+  split: string;
+  task: Tau2Task;
+  settings: { user_model: string | null; judge_model: string | null; max_steps: number; max_errors: number };
+}
+
+const CLOSING = "Is there anything else I can help you with?";
+
+/** A scripted agent that plays a fixed list of moves (one per turn), then closes the conversation. */
+function scripted(id: string, moves: ScriptedDecision[]) {
+  return createScriptedAgent(id, ({ turn }) => moves[turn - 1] ?? { text: `${CLOSING} ###STOP###` });
+}
+
+function assistantActions(task: Tau2Task): Tau2Action[] {
+  return (task.evaluation_criteria?.actions ?? []).filter((action) => (action.requestor ?? "assistant") === "assistant");
+}
+
+/**
+ * Tasks without gold actions state their goal only as env assertions; the oracle reads the one kind the
+ * task files use that way (mock's task status) as the write that satisfies it.
+ */
+function actionsFromAssertions(task: Tau2Task): Tau2Action[] {
+  return (task.evaluation_criteria?.env_assertions ?? [])
+    .filter((assertion) => assertion.func_name === "assert_task_status" && (assertion.assert_value ?? true))
+    .map((assertion, position) => ({
+      action_id: `from_assertion_${position}`,
+      name: "update_task_status",
+      arguments: { task_id: assertion.arguments?.task_id, status: assertion.arguments?.expected_status },
+    }));
+}
+
+/** The oracle: each gold action in order (asking the user to run the user-side ones), then every fact to communicate. */
+function oracleMoves(task: Tau2Task): ScriptedDecision[] {
+  const moves: ScriptedDecision[] = [];
+  const gold = task.evaluation_criteria?.actions ?? [];
+  for (const action of gold.length > 0 ? gold : actionsFromAssertions(task)) {
+    if ((action.requestor ?? "assistant") === "user") moves.push({ text: `Please run ${action.name} on your phone and tell me what you see.` });
+    else moves.push({ calls: [{ name: action.name, arguments: action.arguments }] });
+  }
+  const facts = task.evaluation_criteria?.communicate_info ?? [];
+  moves.push({ text: `${facts.length > 0 ? `${facts.join(". ")}. ` : "Your request has been handled. "}${CLOSING}` });
+  return moves;
+}
+
+function toolType(domain: string, name: string): string | undefined {
+  const bundle = getDomain(domain).domain;
+  return findTool(bundle.tools, name)?.type;
+}
+
+/** Reads the gold read-only lookups many times over, never writes. */
+function readSpamMoves(envTask: Tau2EnvTask): ScriptedDecision[] {
+  const reads = assistantActions(envTask.task).filter((action) => toolType(envTask.domain, action.name) === "read");
+  const calls: PlannedCall[] = reads.map((action) => ({ name: action.name, arguments: action.arguments }));
+  const moves: ScriptedDecision[] = [];
+  for (let round = 0; round < 3; round++) for (const call of calls) moves.push({ calls: [call] });
+  moves.push({ text: `I have looked at your account. ${CLOSING}` });
+  return moves;
+}
+
+/** The gold write tools with guessed arguments: ids taken from another task's gold actions for the same tool. */
+function guessedWriteMoves(envTask: Tau2EnvTask, random: { integer(min: number, max: number): number }): ScriptedDecision[] {
+  const allTasks = getDomain(envTask.domain).tasks();
+  const moves: ScriptedDecision[] = [];
+  for (const action of assistantActions(envTask.task)) {
+    if (toolType(envTask.domain, action.name) !== "write") continue;
+    const others = allTasks.flatMap((other) =>
+      other.id === envTask.task.id
+        ? []
+        : assistantActions(other).filter(
+            (candidate) => candidate.name === action.name && JSON.stringify(candidate.arguments) !== JSON.stringify(action.arguments),
+          ),
+    );
+    const guess = others.length > 0 ? (others[random.integer(0, others.length - 1)] as Tau2Action).arguments : action.arguments;
+    moves.push({ calls: [{ name: action.name, arguments: guess }] });
+  }
+  moves.push({ text: `Everything is done. ${CLOSING}` });
+  return moves;
+}
+
+export const tau2Policies: ScriptedPolicy<Tau2EnvTask>[] = [
+  {
+    id: "oracle",
+    kind: "genuine",
+    description: "Performs the task's gold actions in order (asking the user to run user-side ones), then states every fact the task wants communicated.",
+    create: ({ task }) => scripted("oracle", oracleMoves(task.task)),
+  },
+  {
+    id: "do_nothing_stop",
+    kind: "pilot",
+    description: "Closes the conversation at once without any tool call.",
+    create: () => scripted("do_nothing_stop", [{ text: `Thank you for reaching out. ${CLOSING}` }]),
+  },
+  {
+    id: "transfer_immediately",
+    kind: "pilot",
+    description: "Transfers the user to a human agent straight away.",
+    create: () =>
+      scripted("transfer_immediately", [
+        { calls: [{ name: "transfer_to_human_agents", arguments: { summary: "The user needs help; transferring to a human agent." } }] },
+        { text: `I have transferred you to a human agent. ${CLOSING}` },
+      ]),
+  },
+  {
+    id: "read_only_spam",
+    kind: "pilot",
+    description: "Repeats the task's read-only lookups and never changes anything.",
+    create: ({ task }) => scripted("read_only_spam", readSpamMoves(task)),
+  },
+  {
+    id: "guessed_writes",
+    kind: "pilot",
+    description: "Calls the task's write tools with arguments guessed from other tasks, without looking anything up.",
+    create: ({ task, random }) => scripted("guessed_writes", guessedWriteMoves(task, random)),
+  },
+];

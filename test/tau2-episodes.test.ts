@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createRandom, type AnyEnvironment, type JsonValue, type Trajectory } from "../src/core/index.ts";
+import { normaliseTau2Line } from "../src/data/sft/tau2-record.ts";
+import { getDomain } from "../src/envs/tau2/domains.ts";
+import { Tau2Environment } from "../src/envs/tau2/environment.ts";
+import { exportRows } from "../src/envs/tau2/export.ts";
+import { judgeUserPrompt, parseJudgeAnswer } from "../src/envs/tau2/judge.ts";
+import { tau2Policies } from "../src/envs/tau2/policies.ts";
+import { scenarioText } from "../src/envs/tau2/prompts.ts";
+import { trajectoryMetrics } from "../src/runs/record.ts";
+import { runEpisode } from "../src/rollout/run-episode.ts";
+import { tau2MockEnvironment } from "../src/envs/tau2_mock/index.ts";
+import { tau2RetailEnvironment } from "../src/envs/tau2_retail/index.ts";
+
+async function play(env: AnyEnvironment, split: string, index: number, policyId: string): Promise<Trajectory> {
+  const policy = tau2Policies.find((candidate) => candidate.id === policyId);
+  assert.ok(policy);
+  const config = env.configSchema.parse({});
+  const task = env.generate({ split, seed: 0, index, config });
+  const agent = policy.create({ task, random: createRandom("test", policyId, split, index) });
+  return runEpisode({ env, split, seed: 0, index, config, agent, task });
+}
+
+describe("tau2 episodes with the scripted user", () => {
+  it("the oracle scores 1.0 on every retail task (none needs a judge for its scored part)", async () => {
+    const ids = getDomain("retail").splits().base as string[];
+    let partial = 0;
+    for (let index = 0; index < ids.length; index++) {
+      const trajectory = await play(tau2RetailEnvironment, "base", index, "oracle");
+      assert.equal(trajectory.termination, "finished", `task ${ids[index]}`);
+      assert.equal(trajectory.reward?.total, 1, `task ${ids[index]}: ${JSON.stringify(trajectory.reward?.components)}`);
+      if (trajectory.reward?.diagnostics.partial === 1) {
+        partial++;
+        assert.equal(trajectory.reward.components.NL_ASSERTION, null, "unscored NL_ASSERTION is null");
+        assert.equal(trajectory.reward.diagnostics.pass, 0, "a partial episode is never a pass");
+      }
+    }
+    // 40 retail tasks carry NL assertions; without a judge they are partial.
+    assert.equal(partial, 40);
+  });
+
+  it("the oracle scores 1.0 on every mock task except the one tau2 itself cannot pass", async () => {
+    const ids = getDomain("mock").splits().base as string[];
+    for (let index = 0; index < ids.length; index++) {
+      const trajectory = await play(tau2MockEnvironment, "base", index, "oracle");
+      const expected = ids[index] === "update_task_with_user_tools" ? 0 : 1;
+      assert.equal(trajectory.reward?.total, expected, `task ${ids[index]}: ${JSON.stringify(trajectory.reward?.components)}`);
+    }
+  });
+
+  it("doing nothing fails a task that needs a write, and the agent opens with tau2's greeting", async () => {
+    const trajectory = await play(tau2RetailEnvironment, "base", 0, "do_nothing_stop");
+    assert.equal(trajectory.messages[1]?.role, "assistant");
+    assert.equal(trajectory.messages[1]?.content, "Hi! How can I help you today?");
+    assert.equal(trajectory.messages[2]?.role, "user");
+    assert.equal(trajectory.reward?.total, 0);
+    assert.equal(trajectory.reward?.components.DB, 0);
+  });
+});
+
+describe("tau2 copy-on-write databases", () => {
+  it("an episode's writes never reach the shared DB or another episode", () => {
+    const domain = getDomain("retail").domain;
+    const first = new Tau2Environment(domain);
+    const second = new Tau2Environment(domain);
+    const fresh = first.dbHash();
+    const result = first.getResponse({ name: "cancel_pending_order", arguments: { order_id: "#W6247578", reason: "no longer needed" } });
+    assert.equal(result.error, false, result.content);
+    assert.notEqual(first.dbHash(), fresh);
+    assert.equal(second.dbHash(), fresh);
+    assert.equal(new Tau2Environment(domain).dbHash(), fresh);
+    // Structural sharing: untouched orders are the very same objects in both episodes.
+    const orders = (env: Tau2Environment) => env.agent.root.orders as Record<string, unknown>;
+    assert.equal(orders(first)["#W2611340"], orders(second)["#W2611340"]);
+    assert.notEqual(orders(first)["#W6247578"], orders(second)["#W6247578"]);
+  });
+});
+
+describe("tau2 prompts, judge and export", () => {
+  it("writes the scenario the way tau2's UserScenario prints it", () => {
+    const task = getDomain("retail").tasks()[0];
+    assert.ok(task);
+    assert.equal(
+      scenarioText(task),
+      "Instructions:\n\tDomain: retail\n\tReason for call:\n\t\tYou received your order #W2378156 and wish to exchange the mechanical keyboard for the same one but with clicky switches and the smart thermostat for one compatible with Google Home instead of Apple HomeKit. If there is no keyboard that is clicky, RGB backlight, full size, you'd go for no backlight.\n\tKnown info:\n\t\tYou are Yusuf Rossi in zip code 19122.\n\tUnknown info:\n\t\tYou do not remember your email address.\n\tTask instructions:\n\t\tYou are detail-oriented and want to make sure everything is addressed in one go.",
+    );
+  });
+
+  it("builds tau2's judge prompt (Python list repr) and reads its JSON answer", () => {
+    const prompt = judgeUserPrompt(
+      [
+        { role: "assistant", content: "Done." },
+        { role: "user", content: null },
+      ],
+      ["The agent's reply", "Plain"],
+    );
+    assert.ok(prompt.includes("assistant: Done.\nuser: None"));
+    assert.ok(prompt.includes(`["The agent's reply", 'Plain']`));
+    const checks = parseJudgeAnswer('```json\n{"results": [{"expectedOutcome": "Plain", "reasoning": "ok", "metExpectation": true}]}\n```');
+    assert.deepEqual(checks, [{ nl_assertion: "Plain", met: true, justification: "ok" }]);
+  });
+
+  it("exports every model turn as a row that toolgym sft tau2 reads", async () => {
+    const trajectory = await play(tau2MockEnvironment, "base", 0, "oracle");
+    const rows = exportRows({ exampleId: 0, trajectory: trajectory as unknown as JsonValue, metrics: trajectoryMetrics(trajectory) });
+    assert.equal(rows.length, trajectory.turns);
+    for (const row of rows) {
+      const example = normaliseTau2Line(JSON.stringify(row));
+      assert.equal(example.target.role, "assistant");
+      assert.equal(example.context[0]?.role, "system");
+    }
+    const first = normaliseTau2Line(JSON.stringify(rows[0]));
+    assert.deepEqual(first.target.tool_calls, [{ name: "create_task", arguments: '{"user_id":"user_1","title":"Important Meeting"}' }]);
+    assert.equal((rows[0]?.metadata as Record<string, unknown>).correct, 1);
+  });
+});
