@@ -5,6 +5,8 @@ import { mockEnvironment } from "./mock/index.ts";
 import { searchPlanActEnvironment } from "./search_plan_act/index.ts";
 import { searchPlanOodEnvironment } from "./search_plan_ood/index.ts";
 import { musiqueEnvironment, wikiEnvironment } from "./multihop/index.ts";
+import { tau2MockEnvironment } from "./tau2_mock/index.ts";
+import { tau2RetailEnvironment } from "./tau2_retail/index.ts";
 
 /**
  * Every environment toolgym knows, by id: the one place an environment is registered. Everything else
@@ -17,6 +19,8 @@ export const ENVIRONMENTS = {
   babyai: babyaiEnvironment,
   musique: musiqueEnvironment,
   "2wiki": wikiEnvironment,
+  tau2_retail: tau2RetailEnvironment,
+  tau2_mock: tau2MockEnvironment,
 } satisfies Record<string, AnyEnvironment>;
 
 export type EnvironmentId = keyof typeof ENVIRONMENTS;
