@@ -8,8 +8,8 @@ import { parseMusiqueRecord, parseWikiRecord, type MultihopExample } from "./rec
 export type MultihopDatasetId = "musique" | "2wiki";
 
 /** Official dev file names (what `data_dir` must contain) and the shipped 40-record samples. */
-export const DATASET_FILES: Record<MultihopDatasetId, { official: string; sample: string; aliases?: string }> = {
-  musique: { official: "musique_ans_v1.0_dev.jsonl", sample: "musique_dev_sample.jsonl" },
+export const DATASET_FILES: Record<MultihopDatasetId, { official: string; full?: string; sample: string; aliases?: string }> = {
+  musique: { official: "musique_ans_v1.0_dev.jsonl", full: "musique_full_v1.0_dev.jsonl", sample: "musique_dev_sample.jsonl" },
   "2wiki": { official: "dev.json", sample: "2wiki_dev_sample.json", aliases: "id_aliases.json" },
 };
 
@@ -33,19 +33,22 @@ export interface MultihopDataset {
   skippedSamples: SkippedRecord[];
   /** 2Wiki answer aliases: `answer_id` → aliases ∪ demonyms. */
   aliases: Map<string, Set<string>>;
+  /** Some record is unanswerable (MuSiQue-Full): episodes then offer the "unanswerable" answer. */
+  hasUnanswerable: boolean;
 }
 
 /**
- * Resolves where the data comes from: `file` wins, then `data_dir` with the official file names, then
- * the shipped samples. 2Wiki aliases: `aliases_file`, else `id_aliases.json` beside the dev file if present.
+ * Resolves where the data comes from: `file` wins, then `data_dir` with the official file names (MuSiQue:
+ * the Full file when `subset` is "full"), then the shipped samples. 2Wiki aliases: `aliases_file`, else `id_aliases.json` beside the dev file if present.
  */
 export function resolveDataSource(
   dataset: MultihopDatasetId,
-  config: { file?: string; data_dir?: string; aliases_file?: string; skip_bad?: boolean },
+  config: { file?: string; data_dir?: string; aliases_file?: string; skip_bad?: boolean; subset?: "ans" | "full" },
 ): DataSource {
   const names = DATASET_FILES[dataset];
   const directory = config.data_dir ? resolve(config.data_dir) : undefined;
-  const file = config.file ? resolve(config.file) : directory ? join(directory, names.official) : join(ASSET_DIRECTORY, names.sample);
+  const official = config.subset === "full" && names.full ? names.full : names.official;
+  const file = config.file ? resolve(config.file) : directory ? join(directory, official) : join(ASSET_DIRECTORY, names.sample);
   let aliasesFile: string | undefined;
   if (names.aliases) {
     if (config.aliases_file) aliasesFile = resolve(config.aliases_file);
@@ -76,7 +79,7 @@ export function loadWikiAliases(file: string): Map<string, Set<string>> {
 }
 
 /** Loads a dev file (streaming, validating each record) without caching. */
-export function loadDataset(source: DataSource, options: { requireAnswerable?: boolean } = {}): MultihopDataset {
+export function loadDataset(source: DataSource): MultihopDataset {
   const examples: MultihopExample[] = [];
   const skippedSamples: SkippedRecord[] = [];
   let skipped = 0;
@@ -85,8 +88,7 @@ export function loadDataset(source: DataSource, options: { requireAnswerable?: b
     skipBad: source.skipBad,
     onSkip: (problem: SkippedRecord) => (skipped++, skippedSamples.length < 5 && skippedSamples.push(problem)),
   };
-  const requireAnswerable = options.requireAnswerable ?? true;
-  if (source.dataset === "musique") readJsonLines(read, (value) => examples.push(parseMusiqueRecord(value, { requireAnswerable })));
+  if (source.dataset === "musique") readJsonLines(read, (value) => examples.push(parseMusiqueRecord(value)));
   else readJsonArray(read, (value) => examples.push(parseWikiRecord(value)));
   if (examples.length === 0) {
     throw new DataError({
@@ -96,7 +98,7 @@ export function loadDataset(source: DataSource, options: { requireAnswerable?: b
     });
   }
   const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile) : new Map<string, Set<string>>();
-  return { source, examples, skipped, skippedSamples, aliases };
+  return { source, examples, skipped, skippedSamples, aliases, hasUnanswerable: examples.some((example) => !example.answerable) };
 }
 
 /**

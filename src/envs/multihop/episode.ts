@@ -1,8 +1,9 @@
-import { defineTool, scoreComponents, toolError, toolResult, type Episode, type Message, type ToolResult } from "../../core/index.ts";
+import { defineTool, scoreComponents, toolError, toolResult, type Episode, type Message, type RewardBreakdown, type ToolResult } from "../../core/index.ts";
 import { wikiAnswerScores } from "./2wiki-metric.ts";
 import { extractTextAnswer } from "./answer-text.ts";
 import { getDataset, type DataSource, type MultihopDatasetId } from "./dataset.ts";
 import { musiqueAnswerScores } from "./musique-metric.ts";
+import { normalizeAnswer } from "./normalize.ts";
 import type { MultihopExample } from "./records.ts";
 import { documentKey, documentsTitled, exampleCorpus, poolCorpus, snippet, type Corpus } from "./retrieval.ts";
 
@@ -24,6 +25,11 @@ export interface MultihopTask {
   golds: string[];
   topK: number;
   maxTurns: number;
+  /**
+   * The loaded file has unanswerable records (MuSiQue-Full): the agent may answer "unanswerable", and
+   * the reward gates the answer on the predicted answerability.
+   */
+  full: boolean;
 }
 
 const READ_PAGE = 3;
@@ -67,6 +73,31 @@ const finishTool = defineTool({
   },
 });
 
+const finishFullTool = defineTool({
+  name: "finish",
+  description:
+    "End the episode with your final answer: a short answer (an entity, date, number, yes or no), not a sentence; or answerable: false when the paragraphs do not contain what the question needs.",
+  parameters: {
+    type: "object",
+    properties: {
+      answer: { type: "string", description: "The answer, e.g. 'Stanley' (may be omitted when answerable is false)." },
+      answerable: { type: "boolean", description: "false: the paragraphs cannot answer this question. Default true." },
+    },
+    additionalProperties: false,
+  },
+});
+
+/** What MuSiQue-Full episodes add to each prompt. */
+const TOOL_UNANSWERABLE =
+  " Some questions cannot be answered from the collection: when the paragraphs do not contain what the question needs, call finish with answerable: false (or answer 'unanswerable').";
+const TEXT_UNANSWERABLE = " If the paragraphs do not contain what the question needs, end with the line 'Answer: unanswerable'.";
+const CLOSED_BOOK_UNANSWERABLE = " If you cannot answer it, end with the line 'Answer: unanswerable'.";
+
+/** The answer text that means "unanswerable" (any case; punctuation and articles ignored, as the metric does). */
+export function isUnanswerableText(answer: string): boolean {
+  return normalizeAnswer(answer) === "unanswerable";
+}
+
 const TOOL_SYSTEM =
   "You answer multi-hop questions using a collection of Wikipedia paragraphs. Use search(query) to find paragraphs, read(title) to read them, and call finish(answer) with a short answer (an entity, date, number, yes or no), not a sentence.";
 const CONTEXT_SYSTEM =
@@ -76,23 +107,24 @@ const CLOSED_BOOK_SYSTEM =
 
 export function promptMessages(task: MultihopTask): Message[] {
   const question = `Question: ${task.example.question}`;
+  const extra = (text: string) => (task.full ? text : "");
   if (task.mode === "context") {
     const paragraphs = task.example.paragraphs
       .map((paragraph, position) => `Paragraph ${position + 1} (Title: ${paragraph.title})\n${paragraph.text}`)
       .join("\n\n");
     return [
-      { role: "system", content: CONTEXT_SYSTEM },
+      { role: "system", content: CONTEXT_SYSTEM + extra(TEXT_UNANSWERABLE) },
       { role: "user", content: `${paragraphs}\n\n${question}` },
     ];
   }
   if (task.mode === "closed_book") {
     return [
-      { role: "system", content: CLOSED_BOOK_SYSTEM },
+      { role: "system", content: CLOSED_BOOK_SYSTEM + extra(CLOSED_BOOK_UNANSWERABLE) },
       { role: "user", content: question },
     ];
   }
   return [
-    { role: "system", content: TOOL_SYSTEM },
+    { role: "system", content: TOOL_SYSTEM + extra(TOOL_UNANSWERABLE) },
     { role: "user", content: question },
   ];
 }
@@ -114,6 +146,8 @@ export function startEpisode(task: MultihopTask): Episode {
   let searches = 0;
   let reads = 0;
   let answer: string | null = null;
+  /** The agent's answerability verdict; null until it answers. */
+  let predictedAnswerable: boolean | null = null;
   let done = false;
 
   const search = (input: Record<string, unknown>): ToolResult => {
@@ -155,8 +189,18 @@ export function startEpisode(task: MultihopTask): Episode {
   };
 
   const finish = (input: Record<string, unknown>): ToolResult => {
-    if (typeof input.answer !== "string") return toolError("invalid_arguments", "finish needs {answer: string}");
-    answer = input.answer;
+    if (task.full) {
+      if (input.answerable !== undefined && typeof input.answerable !== "boolean") return toolError("invalid_arguments", "answerable must be true or false");
+      const abstains = input.answerable === false;
+      if (input.answer !== undefined ? typeof input.answer !== "string" : !abstains)
+        return toolError("invalid_arguments", "finish needs {answer: string}, or {answerable: false} when the paragraphs cannot answer the question");
+      answer = typeof input.answer === "string" ? input.answer : "";
+      predictedAnswerable = !abstains && !isUnanswerableText(answer);
+    } else {
+      if (typeof input.answer !== "string") return toolError("invalid_arguments", "finish needs {answer: string}");
+      answer = input.answer;
+      predictedAnswerable = !isUnanswerableText(answer);
+    }
     done = true;
     return toolResult({ ok: true }, { done: true });
   };
@@ -164,7 +208,7 @@ export function startEpisode(task: MultihopTask): Episode {
   return {
     protocol: isTools ? "tools" : "text",
     messages: promptMessages(task),
-    tools: isTools ? [searchTool, readTool, finishTool] : [],
+    tools: isTools ? [searchTool, readTool, task.full ? finishFullTool : finishTool] : [],
     get done() {
       return done;
     },
@@ -180,6 +224,7 @@ export function startEpisode(task: MultihopTask): Episode {
     reply(text) {
       if (isTools) return toolError("no_tool_call", "call search, read or finish");
       answer = extractTextAnswer(text);
+      predictedAnswerable = !isUnanswerableText(answer);
       done = true;
       return { content: "", isError: false, done: true };
     },
@@ -187,11 +232,9 @@ export function startEpisode(task: MultihopTask): Episode {
       const supportingTotal = supportingKeys.size;
       const supportingRead = [...supportingKeys].filter((key) => readKeys.has(key)).length;
       const scores = answer === null ? { em: 0, f1: 0 } : answerScores(task, answer);
-      const { values, errors } = scoreComponents({
-        f1: () => scores.f1,
-        em: () => scores.em,
-        supporting_read: () => (task.mode === "context" ? 1 : supportingTotal === 0 ? 0 : supportingRead / supportingTotal),
-      });
+      const supporting = () => (task.mode === "context" ? 1 : supportingTotal === 0 ? 0 : supportingRead / supportingTotal);
+      if (task.full) return fullReward(task.example.answerable, predictedAnswerable, scores, supporting);
+      const { values, errors } = scoreComponents({ f1: () => scores.f1, em: () => scores.em, supporting_read: supporting });
       return {
         total: values.f1 ?? null,
         components: values,
@@ -210,11 +253,48 @@ export function startEpisode(task: MultihopTask): Episode {
         examples: task.count,
         skipped_records: task.skipped,
         answer,
+        predicted_answerable: predictedAnswerable,
+        gold_answerable: task.example.answerable,
         searches,
         reads,
         supporting_read: [...supportingKeys].filter((key) => readKeys.has(key)).length,
         supporting_total: supportingKeys.size,
       };
     },
+  };
+}
+
+/**
+ * MuSiQue-Full reward. The official answer F1/EM (which ignore the predicted answerability) exist only
+ * for answerable questions, so unanswerable episodes leave them out and run means stay the official
+ * answer_f1/answer_em. `answerable_correct` is the per-question half of the official sufficiency check;
+ * the total gates the answer on it, the per-question counterpart of group_answer_sufficiency_f1.
+ */
+function fullReward(
+  goldAnswerable: boolean,
+  predictedAnswerable: boolean | null,
+  scores: { em: number; f1: number },
+  supporting: () => number,
+): RewardBreakdown {
+  const correct = predictedAnswerable !== null && predictedAnswerable === goldAnswerable ? 1 : 0;
+  const { values, errors } = scoreComponents(
+    goldAnswerable
+      ? {
+          f1: () => scores.f1,
+          em: () => scores.em,
+          answerable_correct: () => correct,
+          answer_sufficiency_f1: () => (correct ? scores.f1 : 0),
+          supporting_read: supporting,
+        }
+      : { answerable_correct: () => correct, answer_sufficiency_f1: () => correct },
+  );
+  return {
+    total: values.answer_sufficiency_f1 ?? null,
+    components: values,
+    formula: goldAnswerable
+      ? "answer_sufficiency_f1 = f1 if the agent called the question answerable, else 0 (f1, em, answerable_correct, supporting_read reported)"
+      : "answer_sufficiency_f1 = 1 if the agent answered 'unanswerable', else 0 (answerable_correct reported)",
+    errors,
+    diagnostics: {},
   };
 }

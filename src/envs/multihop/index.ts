@@ -27,7 +27,11 @@ const baseConfig = {
   max_turns: z.number().int().min(2).max(64).default(12),
 };
 
-const musiqueConfig = z.strictObject(baseConfig);
+const musiqueConfig = z.strictObject({
+  ...baseConfig,
+  /** With data_dir: ans reads musique_ans_v1.0_dev.jsonl, full reads musique_full_v1.0_dev.jsonl (answerable + unanswerable twins). */
+  subset: z.enum(["ans", "full"]).default("ans"),
+});
 const wikiConfig = z.strictObject({
   ...baseConfig,
   /** id_aliases.json of the data_ids release (JSON Lines); default: beside dev.json in data_dir. */
@@ -57,6 +61,7 @@ function generateTask(dataset: MultihopDatasetId, config: WikiConfig | MusiqueCo
     golds,
     topK: config.top_k,
     maxTurns: isTools ? config.max_turns : 1,
+    full: loaded.hasUnanswerable,
   };
 }
 
@@ -79,6 +84,7 @@ function secrets(task: MultihopTask): string[] {
 function solution(task: MultihopTask): JsonValue {
   return {
     answer: task.example.answer,
+    answerable: task.example.answerable,
     golds: task.golds,
     supporting_titles: task.example.paragraphs.filter((paragraph) => paragraph.supporting).map((paragraph) => paragraph.title),
   };
@@ -105,7 +111,7 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
   audit: multihopAudit(),
   metrics: ["em", "f1"],
   seedSuite: seedSuite(1, 2417, "musique_ans_v1.0_dev.jsonl"),
-  description: "MuSiQue-Ans dev (official answer EM/F1), modes context | search | pool | closed_book.",
+  description: "MuSiQue-Ans or MuSiQue-Full dev (official answer EM/F1; Full adds the unanswerable answer), modes context | search | pool | closed_book.",
   protocol: "tools",
   splits: ["dev"],
   defaultSplit: "dev",

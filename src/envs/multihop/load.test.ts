@@ -132,9 +132,21 @@ describe("multihop loaders", () => {
     );
   });
 
-  it("rejects unanswerable MuSiQue-Full records for the environment", () => {
+  it("loads unanswerable MuSiQue-Full records and marks the dataset as Full", () => {
     const file = join(directory, "full.jsonl");
     writeFileSync(file, `${musiqueLines[0]}\n${JSON.stringify({ ...JSON.parse(musiqueLines[1] as string), answerable: false })}\n`);
-    assert.throws(() => loadDataset({ dataset: "musique", file, skipBad: false }), /line 2|:2: .*unanswerable/);
+    const dataset = loadDataset({ dataset: "musique", file, skipBad: false });
+    assert.deepEqual(
+      dataset.examples.map((example) => example.answerable),
+      [true, false],
+    );
+    assert.equal(dataset.hasUnanswerable, true);
+    assert.equal(loadDataset(resolveDataSource("musique", {})).hasUnanswerable, false);
+  });
+
+  it("a non-boolean 'answerable' is a malformed record", () => {
+    const file = join(directory, "bad-answerable.jsonl");
+    writeFileSync(file, `${JSON.stringify({ ...JSON.parse(musiqueLines[0] as string), answerable: "no" })}\n`);
+    assert.throws(() => loadDataset({ dataset: "musique", file, skipBad: false }), /:1: .*'answerable' must be true or false/);
   });
 });

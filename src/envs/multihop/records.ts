@@ -21,6 +21,8 @@ export interface MultihopExample {
   answerId: string | null;
   /** 2Wiki `type`, MuSiQue hop shape (`2hop`, `3hop1`...). */
   type: string;
+  /** MuSiQue `answerable` (false for the unanswerable twins of MuSiQue-Full); always true for 2Wiki. */
+  answerable: boolean;
   paragraphs: MultihopParagraph[];
 }
 
@@ -44,8 +46,11 @@ function array(record: Json, key: string, what = "record"): unknown[] {
   return value;
 }
 
-/** A MuSiQue-Ans record (`musique_ans_v1.0_*.jsonl`). */
-export function parseMusiqueRecord(value: unknown, options: { requireAnswerable: boolean }): MultihopExample {
+/**
+ * A MuSiQue record: MuSiQue-Ans (`musique_ans_v1.0_*.jsonl`) or MuSiQue-Full (`musique_full_v1.0_*.jsonl`,
+ * where each id also has an unanswerable twin whose supporting paragraphs were swapped out).
+ */
+export function parseMusiqueRecord(value: unknown): MultihopExample {
   const record = object(value, "a MuSiQue line");
   const id = string(record, "id");
   const paragraphs = array(record, "paragraphs").map((item, position): MultihopParagraph => {
@@ -64,11 +69,6 @@ export function parseMusiqueRecord(value: unknown, options: { requireAnswerable:
   const aliases = array(record, "answer_aliases");
   if (aliases.some((alias) => typeof alias !== "string")) throw new Error("record field 'answer_aliases' must be a list of strings");
   if (typeof record.answerable !== "boolean") throw new Error("record field 'answerable' must be true or false");
-  if (options.requireAnswerable && !record.answerable) {
-    throw new Error(
-      `record '${id}' is unanswerable (MuSiQue-Full); the environment needs MuSiQue-Ans (musique_ans_v1.0_dev.jsonl); score MuSiQue-Full with 'toolgym score musique'`,
-    );
-  }
   return {
     id,
     question: string(record, "question"),
@@ -76,6 +76,7 @@ export function parseMusiqueRecord(value: unknown, options: { requireAnswerable:
     aliases: aliases as string[],
     answerId: null,
     type: id.split("__")[0] ?? "",
+    answerable: record.answerable,
     paragraphs,
   };
 }
@@ -106,6 +107,7 @@ export function parseWikiRecord(value: unknown): MultihopExample {
     aliases: [],
     answerId: answerId ?? null,
     type: typeof record.type === "string" ? record.type : "",
+    answerable: true,
     paragraphs,
   };
 }

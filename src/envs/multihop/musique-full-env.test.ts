@@ -1,0 +1,159 @@
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import type { RewardBreakdown } from "../../core/index.ts";
+import { RunTotals } from "../../eval/summary.ts";
+import { runEpisode } from "../../rollout/run-episode.ts";
+import { digestOf, resultFromTrajectory } from "../../runs/record.ts";
+import { createScriptedAgent, type ScriptedDecision } from "../_kit/scripted.ts";
+import { DATASET_FILES, resolveDataSource } from "./dataset.ts";
+import { MULTIHOP_FIXTURES } from "./fixtures.ts";
+import { musiqueEnvironment, type MultihopTask } from "./index.ts";
+
+/** The musique environment on MuSiQue-Full data (the 40-line Full fixture: 20 ids, each with an unanswerable twin). */
+const FOLDER = join(MULTIHOP_FIXTURES, "musique_full");
+const GOLD = join(FOLDER, "gold_full.jsonl");
+const expected = JSON.parse(readFileSync(join(FOLDER, "expected.json"), "utf8")) as {
+  variants: Record<string, { unrounded_diagnostic: Record<string, number> }>;
+};
+
+interface PredictionLine {
+  id: string;
+  predicted_answer: string;
+  predicted_answerable: boolean;
+}
+const readPredictions = (name: string): PredictionLine[] =>
+  readFileSync(join(FOLDER, name), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as PredictionLine);
+const goldAnswerable = readFileSync(GOLD, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => (JSON.parse(line) as { answerable: boolean }).answerable);
+
+function task(index: number, mode = "search"): MultihopTask {
+  const config = musiqueEnvironment.configSchema.parse({ mode, file: GOLD });
+  return musiqueEnvironment.generate({ split: "dev", seed: 0, index, config });
+}
+
+async function finish(index: number, args: Record<string, unknown>): Promise<RewardBreakdown> {
+  const episode = musiqueEnvironment.start(task(index));
+  const result = episode.call("finish", args);
+  assert.equal(result.isError, false, JSON.stringify(result));
+  return episode.reward({ turnsUsed: 1, maxTurns: 12, endedBy: "finished" });
+}
+
+const firstUnanswerable = goldAnswerable.indexOf(false);
+const firstAnswerable = goldAnswerable.indexOf(true);
+
+describe("musique environment on MuSiQue-Full data", () => {
+  it("loads the Full file with its unanswerable twins; subset full reads musique_full_v1.0_dev.jsonl from data_dir", () => {
+    assert.equal(task(firstUnanswerable).full, true);
+    assert.equal(task(firstUnanswerable).example.answerable, false);
+    assert.equal(task(firstUnanswerable).count, 40);
+    const directory = mkdtempSync(join(tmpdir(), "toolgym-full-"));
+    copyFileSync(GOLD, join(directory, DATASET_FILES.musique.full as string));
+    assert.equal(resolveDataSource("musique", { data_dir: directory, subset: "full" }).file, join(directory, "musique_full_v1.0_dev.jsonl"));
+    assert.equal(resolveDataSource("musique", { data_dir: directory }).file, join(directory, "musique_ans_v1.0_dev.jsonl"));
+    const config = musiqueEnvironment.configSchema.parse({ data_dir: directory, subset: "full" });
+    assert.equal(musiqueEnvironment.generate({ split: "dev", seed: 0, index: firstUnanswerable, config }).example.answerable, false);
+  });
+
+  it("offers finish(answerable: false) and says so in the prompt only on Full data; the public view does not leak answerability", () => {
+    const full = musiqueEnvironment.start(task(0));
+    const finishTool = full.tools.find((tool) => tool.function.name === "finish");
+    assert.ok(JSON.stringify(finishTool).includes('"answerable"'));
+    assert.match(full.messages[0]?.content as string, /answerable: false/);
+    const ans = musiqueEnvironment.start(musiqueEnvironment.generate({ split: "dev", seed: 0, index: 0, config: musiqueEnvironment.configSchema.parse({}) }));
+    assert.ok(!JSON.stringify(ans.tools).includes('"answerable"'));
+    assert.doesNotMatch(ans.messages[0]?.content as string, /unanswerable/);
+    const view = JSON.stringify(musiqueEnvironment.publicView(task(firstUnanswerable)));
+    assert.doesNotMatch(view, /answerable/);
+  });
+
+  it("an unanswerable question: abstaining scores 1, answering scores 0, and there is no answer F1", async () => {
+    for (const args of [{ answerable: false }, { answer: "Unanswerable." }, { answer: "", answerable: false }]) {
+      const reward = await finish(firstUnanswerable, args);
+      assert.equal(reward.total, 1, JSON.stringify(args));
+      assert.deepEqual(reward.components, { answerable_correct: 1, answer_sufficiency_f1: 1 });
+    }
+    const answered = await finish(firstUnanswerable, { answer: task(firstUnanswerable).example.answer });
+    assert.equal(answered.total, 0);
+    assert.deepEqual(answered.components, { answerable_correct: 0, answer_sufficiency_f1: 0 });
+  });
+
+  it("an answerable question: the official F1/EM ignore the verdict, the total is gated by it", async () => {
+    const gold = task(firstAnswerable).example.answer;
+    const right = await finish(firstAnswerable, { answer: gold });
+    assert.equal(right.total, 1);
+    assert.equal(right.components.f1, 1);
+    assert.equal(right.components.answerable_correct, 1);
+    const abstained = await finish(firstAnswerable, { answer: gold, answerable: false });
+    assert.equal(abstained.total, 0);
+    assert.equal(abstained.components.f1, 1);
+    assert.equal(abstained.components.em, 1);
+    assert.equal(abstained.components.answerable_correct, 0);
+  });
+
+  it("rejects a finish without an answer (unless abstaining) and a non-boolean answerable", () => {
+    const episode = musiqueEnvironment.start(task(0));
+    assert.equal(episode.call("finish", {}).isError, true);
+    assert.equal(episode.call("finish", { answer: "x", answerable: "no" }).isError, true);
+    assert.equal(episode.done, false);
+  });
+
+  it("text modes: a last line 'Answer: unanswerable' abstains", async () => {
+    for (const mode of ["context", "closed_book"]) {
+      const episode = musiqueEnvironment.start(task(firstUnanswerable, mode));
+      assert.match(episode.messages[0]?.content as string, /Answer: unanswerable/);
+      await episode.reply?.("The paragraphs never name the county.\nAnswer: unanswerable");
+      const reward = await episode.reward({ turnsUsed: 1, maxTurns: 1, endedBy: "finished" });
+      assert.equal(reward.total, 1, mode);
+      assert.equal(episode.diagnostics?.().predicted_answerable, false);
+    }
+  });
+});
+
+/** Replays an official prediction file through the environment (one episode per line) and returns the run summary. */
+async function runSummary(predictions: PredictionLine[]): Promise<Record<string, number>> {
+  const totals = new RunTotals();
+  const config = musiqueEnvironment.configSchema.parse({ mode: "search", file: GOLD });
+  for (const [index, line] of predictions.entries()) {
+    const decision: ScriptedDecision = {
+      calls: [
+        {
+          name: "finish",
+          arguments: line.predicted_answerable ? { answer: line.predicted_answer } : { answer: line.predicted_answer ?? "", answerable: false },
+        },
+      ],
+    };
+    const agent = createScriptedAgent("replay", () => decision);
+    const trajectory = await runEpisode({ env: musiqueEnvironment, split: "dev", seed: 0, index, config, agent });
+    assert.equal(trajectory.diagnostics.example_id, line.id);
+    // The results.jsonl record a run writes, folded into the run's totals as `toolgym eval` does.
+    totals.add(digestOf(resultFromTrajectory({ trajectory, promptLength: 2, startedAt: "", durationMs: 0 })));
+  }
+  return totals.summary({ dir: "", runId: "", env: "musique", benchmark: "musique", model: "replay", total: predictions.length, resumedFrom: 0 }, "complete")
+    .metrics;
+}
+
+describe("MuSiQue-Full run summary", () => {
+  for (const variant of ["mixed", "flip_third", "all_answerable"]) {
+    it(`${variant}: f1/em means equal the official answer_f1/answer_em; answerable_correct is the share of right verdicts`, async () => {
+      const predictions = readPredictions(`pred_${variant}.jsonl`);
+      const summary = await runSummary(predictions);
+      const official = expected.variants[variant]?.unrounded_diagnostic as Record<string, number>;
+      assert.ok(Math.abs((summary.f1 as number) - (official.answer_f1 as number)) < 1e-12, `${summary.f1} vs ${official.answer_f1}`);
+      assert.ok(Math.abs((summary.em as number) - (official.answer_em as number)) < 1e-12);
+      // The environment reads the answer text "unanswerable" as abstaining (about.md), so a line that says
+      // "unanswerable" with predicted_answerable true (pred_mixed line 22) is an abstention here.
+      const verdict = (line: PredictionLine) => line.predicted_answerable && line.predicted_answer !== "unanswerable";
+      const right = predictions.filter((line, position) => verdict(line) === goldAnswerable[position]).length;
+      assert.equal(summary.answerable_correct, right / predictions.length);
+      assert.ok(summary.answer_sufficiency_f1 !== undefined);
+    });
+  }
+});
