@@ -76,8 +76,22 @@ describe("toolgym_trl adapter against toolgym serve", () => {
 
   it("drives an episode: reset(**row) → tools → get_reward with the breakdown exposed", () => {
     const episode = report.episode;
-    assert.equal(episode.observation, null, "with a prompt column, reset adds nothing to the prompt");
+    assert.equal(episode.observation, null, "a row whose prompt is its task's prompt: reset adds nothing");
     assert.match(episode.without_prompt, /What is the value of key/);
+  });
+
+  it("reset returns the task for an empty prompt and refuses a row that carries another task or version", () => {
+    const { resets, without_prompt: task } = report.episode;
+    assert.equal(resets.empty_prompt.returned, task, "TRL appends the task text to the empty prompt");
+    assert.match(resets.other_task_prompt.error, /the dataset row's prompt is not the prompt of its task \(mock split='train' seed=4 index=2\)/);
+    assert.match(resets.other_task_prompt.error, /regenerate it with `toolgym dataset mock`/);
+    assert.match(resets.old_env_version.error, /written by mock version 0\.0\.0-old but the server runs version \S+; regenerate/);
+    assert.match(resets.wrong_prompt_hash.error, /another task than the one the server now builds from it \(prompt_hash differs\)/);
+    assert.deepEqual(resets.matching_hash, { returned: null });
+  });
+
+  it("finishes the episode and exposes the reward breakdown", () => {
+    const episode = report.episode;
     assert.deepEqual(episode.finished, { ok: true });
     assert.equal(episode.reward, 1);
     assert.deepEqual(episode.breakdown.components, { outcome: 1, stop: 1 });

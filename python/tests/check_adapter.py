@@ -36,14 +36,32 @@ def main() -> None:
     # A short mock episode through the adapter, as TRL drives it: reset(**row), tool methods, get_reward.
     Mock = toolgym_trl.environment_factory(base_url, env="mock", token=token)
     env = Mock()
-    row = {"prompt": [{"role": "user", "content": "q"}], "env": "mock", "split": "train", "seed": 4, "index": 2, "config": '{"keys": 6}'}
+    task = {"env": "mock", "split": "train", "seed": 4, "index": 2, "config": '{"keys": 6}'}
+    without_prompt = env.reset(**task)
+    own_prompt = [{"role": message["role"], "content": message["content"]} for message in env.prompt_messages]
+    env.reset(**{**task, "index": 3})
+    other_prompt = [{"role": message["role"], "content": message["content"]} for message in env.prompt_messages]
+    # what reset returns (TRL appends it to the prompt's last message), or the error it raises, per row kind
+    rows = {
+        "empty_prompt": {**task, "prompt": [{"role": "user", "content": ""}]},
+        "other_task_prompt": {**task, "prompt": other_prompt},
+        "old_env_version": {**task, "prompt": own_prompt, "env_version": "0.0.0-old"},
+        "wrong_prompt_hash": {**task, "prompt": [{"role": "user", "content": ""}], "prompt_hash": "0" * 64},
+        "matching_hash": {**task, "prompt": own_prompt, "prompt_hash": toolgym_trl.prompt_hash([(m["role"], m["content"]) for m in own_prompt])},
+    }
+    resets = {}
+    for name, candidate in rows.items():
+        try:
+            resets[name] = {"returned": env.reset(**candidate)}
+        except toolgym_trl.StaleDatasetError as error:
+            resets[name] = {"error": str(error)}
+    row = {**task, "prompt": own_prompt}
     observation = env.reset(**row)
     key = env.prompt_messages[-1]["content"].split("'")[1]
     looked = json.loads(env.lookup(key=key))
     finished = json.loads(env.finish(answer=looked["value"]))
     reward = env.get_reward()
     breakdown = env.reward_breakdown
-    without_prompt = env.reset(env="mock", split="train", seed=4, index=2, config={"keys": 6})
     errors = {}
     try:
         toolgym_trl.environment_factory("http://127.0.0.1:9", env="mock")
@@ -60,6 +78,7 @@ def main() -> None:
     report["episode"] = {
         "observation": observation,
         "without_prompt": without_prompt,
+        "resets": resets,
         "looked": looked,
         "finished": finished,
         "reward": reward,

@@ -9,7 +9,16 @@ The adapter needs only the Python standard library; the server is `npx toolgym s
 
 from __future__ import annotations
 
-from .adapter import SchemaNotExpressible, ToolgymEnvironmentBase, build_environment_class, log_reward_components, method_source, type_hint
+from .adapter import (
+    SchemaNotExpressible,
+    StaleDatasetError,
+    ToolgymEnvironmentBase,
+    build_environment_class,
+    log_reward_components,
+    method_source,
+    prompt_hash,
+    type_hint,
+)
 from .client import ServerClient, ToolgymConnectionError, ToolgymServerError
 
 __all__ = [
@@ -21,6 +30,8 @@ __all__ = [
     "type_hint",
     "ServerClient",
     "SchemaNotExpressible",
+    "StaleDatasetError",
+    "prompt_hash",
     "ToolgymEnvironmentBase",
     "ToolgymConnectionError",
     "ToolgymServerError",

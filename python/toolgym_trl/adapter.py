@@ -9,6 +9,7 @@ parameter description too, which TRL does render.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import keyword
 import re
@@ -103,12 +104,37 @@ def _class_name(env_id: str) -> str:
     return "Toolgym" + "".join(part.capitalize() for part in re.split(r"[^0-9a-zA-Z]+", env_id) if part)
 
 
+class StaleDatasetError(ValueError):
+    """A dataset row does not describe the task the server builds from it (another task, another version)."""
+
+
+def prompt_hash(messages: list[tuple[str, str]]) -> str:
+    """sha256 of `[[role, content], ...]` as compact JSON; `toolgym dataset` writes the same hash."""
+    canonical = json.dumps([[role, content] for role, content in messages], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _prompt_pairs(prompt) -> list[tuple[str, str]]:
+    """A row's `prompt` (chat messages, a plain string, or nothing) as (role, content) pairs."""
+    if prompt is None:
+        return []
+    if isinstance(prompt, str):
+        return [("user", prompt)]
+    return [(message.get("role", "user"), message.get("content") or "") for message in prompt]
+
+
+def _first_text(messages: list[tuple[str, str]]) -> str:
+    text = next((content for _, content in messages if content.strip()), "")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 class ToolgymEnvironmentBase:
     """Shared behaviour of the generated classes. Helpers start with `_` so TRL does not expose them as tools."""
 
     _base_url: str = ""
     _token: str | None = None
     _env_id: str = ""
+    _env_version: str = ""
     _timeout: float = 60.0
 
     def __init__(self):
@@ -121,7 +147,13 @@ class ToolgymEnvironmentBase:
         self.calls = 0
 
     def reset(self, **row) -> str | None:
-        """Starts a new episode from a dataset row (`env`, `split`, `seed`, `index`, `config`)."""
+        """Starts a new episode from a dataset row (`env`, `split`, `seed`, `index`, `config`).
+
+        TRL passes the row's `prompt` here and appends what this returns to the prompt's last message. So:
+        the task text when the row has no prompt or an empty one (every content blank); None when the row's
+        prompt is the task's prompt; `StaleDatasetError` when it is another prompt, or when the row's
+        `env_version`/`prompt_hash` (written by `toolgym dataset`) do not match what the server starts.
+        """
         self._close_session()
         env = row.get("env", self._env_id)
         if env != self._env_id:
@@ -130,6 +162,7 @@ class ToolgymEnvironmentBase:
         for key in ("split", "seed", "index", "config"):
             if row.get(key) is not None:
                 body[key] = row[key]
+        self._check_version(row)
         created = self._client.request("POST", "/sessions", body)
         self._session_id = created["session_id"]
         self.prompt_messages = created["messages"]
@@ -137,9 +170,34 @@ class ToolgymEnvironmentBase:
         self._breakdown = None
         self.done = False
         self.calls = 0
-        if "prompt" in row:
-            return None  # the dataset row already carries the prompt messages
-        return "\n\n".join(message["content"] for message in created["messages"] if message["role"] != "assistant")
+        messages = [(message["role"], message.get("content") or "") for message in created["messages"]]
+        task_text = "\n\n".join(content for role, content in messages if role != "assistant")
+        where = f"{self._env_id} split={row.get('split')!r} seed={row.get('seed')!r} index={row.get('index')!r}"
+        if row.get("prompt_hash") is not None and row["prompt_hash"] != prompt_hash(messages):
+            self._close_session()
+            raise StaleDatasetError(
+                f"the dataset row ({where}) was written for another task than the one the server now builds from it "
+                f"(prompt_hash differs); regenerate the dataset with `toolgym dataset {self._env_id}`"
+            )
+        prompt = _prompt_pairs(row.get("prompt"))
+        if all(not content.strip() for _, content in prompt):
+            return task_text  # no prompt in the row: TRL appends the task to the (empty) last message
+        if prompt == messages or "\n\n".join(content for role, content in prompt if role != "assistant") == task_text:
+            return None  # the row already carries this task's prompt
+        self._close_session()
+        raise StaleDatasetError(
+            f"the dataset row's prompt is not the prompt of its task ({where}): it starts "
+            f"{_first_text(prompt)!r} but the task starts {_first_text(messages)!r}; the dataset is stale or its "
+            f"columns were mixed up; regenerate it with `toolgym dataset {self._env_id}`, or leave the prompt empty"
+        )
+
+    def _check_version(self, row: dict) -> None:
+        version = row.get("env_version")
+        if version is not None and self._env_version and version != self._env_version:
+            raise StaleDatasetError(
+                f"the dataset row was written by {self._env_id} version {version} but the server runs version "
+                f"{self._env_version}; regenerate the dataset with `toolgym dataset {self._env_id}`"
+            )
 
     def get_reward(self) -> float:
         """The episode's total reward as computed by the TypeScript environment (None if it could not be)."""
@@ -182,7 +240,18 @@ class ToolgymEnvironmentBase:
 
 def build_environment_class(entry: dict, base_url: str, token: str | None = None, timeout: float = 60.0) -> type:
     """The class for one environment entry of `GET /envs`."""
-    cls = type(_class_name(entry["id"]), (ToolgymEnvironmentBase,), {"_base_url": base_url, "_token": token, "_env_id": entry["id"], "_timeout": timeout, "__doc__": entry.get("description")})
+    cls = type(
+        _class_name(entry["id"]),
+        (ToolgymEnvironmentBase,),
+        {
+            "_base_url": base_url,
+            "_token": token,
+            "_env_id": entry["id"],
+            "_env_version": entry.get("version", ""),
+            "_timeout": timeout,
+            "__doc__": entry.get("description"),
+        },
+    )
     bind_tools(cls, entry["tools"])
     return cls
 

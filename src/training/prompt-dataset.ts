@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createWriteStream, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { ByteWriter, parquetWrite } from "hyparquet-writer";
@@ -7,14 +8,28 @@ import { UsageError, parseConfig, type AnyEnvironment } from "../core/index.ts";
  * One GRPO prompt row. TRL passes every column to the environment's `reset(**row)`, which rebuilds the
  * same task from `(env, split, seed, index, config)`, so all G completions of a group face one task.
  * `config` is JSON text: an object column would get a different Arrow struct type per config.
+ * `env_version` and `prompt_hash` let `reset` refuse a row the running server would turn into a different
+ * task (a dataset written by another version of the environment), instead of training on a wrong prompt.
  */
 export interface PromptRow {
   prompt: { role: string; content: string }[];
   env: string;
+  env_version: string;
   split: string;
   seed: number;
   index: number;
   config: string;
+  prompt_hash: string;
+}
+
+/**
+ * sha256 (hex) of the prompt messages as `[[role, content], ...]` in compact JSON (no spaces, non-ASCII
+ * kept), the same bytes Python's `json.dumps(..., ensure_ascii=False, separators=(",", ":"))` writes;
+ * python/toolgym_trl computes it from the messages the server starts the session with.
+ */
+export function promptHash(messages: readonly { role: string; content: string | null | undefined }[]): string {
+  const canonical = JSON.stringify(messages.map((message) => [message.role, message.content ?? ""]));
+  return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
 export interface PromptDatasetOptions {
@@ -35,7 +50,7 @@ export function* generatePromptRows(options: PromptDatasetOptions): Generator<Pr
   for (let index = 0; index < n; index++) {
     const episode = env.start(env.generate({ split, seed, index, config }));
     const prompt = episode.messages.map((message) => ({ role: message.role, content: message.content ?? "" }));
-    yield { prompt, env: env.id, split, seed, index, config: configText };
+    yield { prompt, env: env.id, env_version: env.version, split, seed, index, config: configText, prompt_hash: promptHash(prompt) };
   }
 }
 
@@ -61,25 +76,29 @@ function writeParquet(path: string, rows: Iterable<PromptRow>): number {
     columnData: [
       { name: "prompt", data: all.map((row) => row.prompt) },
       { name: "env", data: all.map((row) => row.env) },
+      { name: "env_version", data: all.map((row) => row.env_version) },
       { name: "split", data: all.map((row) => row.split) },
       { name: "seed", data: all.map((row) => BigInt(row.seed)) },
       { name: "index", data: all.map((row) => BigInt(row.index)) },
       { name: "config", data: all.map((row) => row.config) },
+      { name: "prompt_hash", data: all.map((row) => row.prompt_hash) },
     ],
     schema: [
-      { name: "root", num_children: 6 },
+      { name: "root", num_children: 8 },
       { name: "prompt", repetition_type: "REQUIRED", converted_type: "LIST", num_children: 1 },
       { name: "list", repetition_type: "REPEATED", num_children: 1 },
       { name: "element", repetition_type: "REQUIRED", num_children: 2 },
       { name: "role", ...text },
       { name: "content", ...text },
       { name: "env", ...text },
+      { name: "env_version", ...text },
       { name: "split", ...text },
       { name: "seed", type: "INT64", repetition_type: "REQUIRED" },
       { name: "index", type: "INT64", repetition_type: "REQUIRED" },
       { name: "config", ...text },
+      { name: "prompt_hash", ...text },
     ],
-    kvMetadata: [{ key: "toolgym.dataset", value: JSON.stringify({ version: 1 }) }],
+    kvMetadata: [{ key: "toolgym.dataset", value: JSON.stringify({ version: 2 }) }],
   });
   writeFileSync(path, new Uint8Array(writer.getBuffer()));
   return all.length;
