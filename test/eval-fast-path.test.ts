@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ProviderError, defineTool } from "../src/core/index.ts";
 import { createOpenAIAgent } from "../src/agents/openai/agent.ts";
 import { ReplicaPool } from "../src/agents/openai/replicas.ts";
 import { RequestBodyBuilder } from "../src/agents/openai/request-body.ts";
-import { ResultsWriter } from "../src/eval/results-file.ts";
 
 const tools = [
   defineTool({ name: "lookup", description: "Look up a key.", parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] } }),
@@ -101,25 +97,5 @@ describe("pool transport", () => {
       return true;
     });
     await refused.close();
-  });
-});
-
-describe("ResultsWriter.write", () => {
-  it("writes the lines queued in one tick together and resolves only once they are in the file", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "toolgym-writer-"));
-    try {
-      const path = join(directory, "results.jsonl");
-      const writer = new ResultsWriter(path);
-      const written = [writer.write({ id: "a#0" }), writer.write({ id: "b#0" })];
-      assert.equal(readFileSync(path, "utf8"), "", "nothing is written before the tick ends");
-      await Promise.all(written);
-      assert.equal(readFileSync(path, "utf8"), '{"id":"a#0"}\n{"id":"b#0"}\n');
-      const last = writer.write({ id: "c#0" });
-      writer.close();
-      await last;
-      assert.equal(readFileSync(path, "utf8"), '{"id":"a#0"}\n{"id":"b#0"}\n{"id":"c#0"}\n', "close flushes queued lines");
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
-    }
   });
 });

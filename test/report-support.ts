@@ -1,5 +1,10 @@
 import type { JsonValue } from "../src/core/index.ts";
-import { generationPath, openRunDirectory, taskSetHash, type GenerationPath, type ResultRecord } from "../src/eval/suites/run-directory.ts";
+import { completeRun } from "../src/eval/completion.ts";
+import { RunTotals } from "../src/eval/summary.ts";
+import { generationPath, taskSetHash } from "../src/runs/identity.ts";
+import { digestOf } from "../src/runs/record.ts";
+import type { GenerationPath, ResultRecord } from "../src/runs/schemas.ts";
+import { createRun, newRunMetadata } from "../src/runs/writer.ts";
 
 /** The generation path of a pretend vLLM run of Qwen3 (what the harness records). */
 export function modelGeneration(overrides: Partial<Omit<GenerationPath, "fingerprint">> = {}): GenerationPath {
@@ -23,8 +28,9 @@ export interface SyntheticEpisode {
 }
 
 /**
- * Writes a run directory in the shared run format from known per-episode values, the way the harness
- * would (metadata "running" → results appended → "complete").
+ * Writes a run directory from known per-episode values with the writer `toolgym eval` uses: metadata
+ * built by newRunMetadata and written "running" by createRun, results appended by its ResultsWriter,
+ * then completeRun (metadata "complete" or "failed", summary.json). Returns the run directory.
  */
 export function writeSyntheticRun(options: {
   root: string;
@@ -41,24 +47,22 @@ export function writeSyntheticRun(options: {
   const env = options.env ?? options.benchmark;
   const seed = options.seed ?? 0;
   const n = options.episodes.length;
-  const writer = openRunDirectory({
-    root: options.root,
-    metadata: {
-      env: { id: env, version: "1", split: "eval", config: options.config ?? {}, seed, n, samples: 1, mode: null, protocol: "tools" },
-      benchmark: options.benchmark,
-      metrics: options.metrics,
-      model: { label: options.label, name: options.name ?? `org/${options.label}`, baseUrls: ["http://127.0.0.1:8000/v1"] },
-      agent: { kind: "openai", id: "openai" },
-      generation: options.generation ?? modelGeneration(),
-      taskSetHash: taskSetHash(env, "eval", seed, n),
-    },
+  const metadata = newRunMetadata({
+    env: { id: env, version: "1", split: "eval", config: options.config ?? {}, seed, n, samples: 1, mode: null, protocol: "tools" },
+    benchmark: options.benchmark,
+    metrics: options.metrics,
+    model: { label: options.label, name: options.name ?? `org/${options.label}`, baseUrls: ["http://127.0.0.1:8000/v1"] },
+    agent: { kind: "openai", id: "openai" },
+    generation: options.generation ?? modelGeneration(),
+    taskSetHash: taskSetHash(env, "eval", seed, n),
   });
+  const { directory, results } = createRun(options.root, metadata);
+  const totals = new RunTotals();
   options.episodes.forEach((episode, index) => {
-    const id = `${env}/eval/${seed}/${index}#0`;
     const record: ResultRecord = {
       example_id: index,
       sample: 0,
-      id,
+      id: `${env}/eval/${seed}/${index}#0`,
       task: env,
       prompt: [{ role: "user", content: `task ${index}` }],
       completion: [{ role: "assistant", content: "answer" }],
@@ -72,26 +76,13 @@ export function writeSyntheticRun(options: {
       format_errors: 0,
       info: { timing: { startedAt: "2026-01-01T00:00:00.000Z", durationMs: 10 } },
     };
-    writer.append(record);
+    results.append(record);
+    totals.add(digestOf(record));
   });
-  writer.complete();
-  return writer.directory;
+  results.close();
+  const identity = { dir: directory, runId: metadata.runId, env, benchmark: options.benchmark, model: options.label, total: n, resumedFrom: 0 };
+  completeRun({ directory, metadata, totals, identity, notes: [] });
+  return directory;
 }
 
-/** Runs the CLI in-process and captures what it writes to stdout and stderr. */
-export async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { main } = await import("../src/cli/main.ts");
-  let stdout = "";
-  let stderr = "";
-  const writeOut = process.stdout.write.bind(process.stdout);
-  const writeErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    process.stdout.write = writeOut;
-    process.stderr.write = writeErr;
-  }
-}
+export { runCli } from "./support/run-cli.ts";

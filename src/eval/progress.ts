@@ -1,39 +1,62 @@
-/** A progress line on stderr: episodes done, rate, ETA, errors. Redraws in place on a TTY. */
+import cliProgress from "cli-progress";
+
+/** Progress of one run: episodes done, rate, ETA and errors, drawn by cli-progress on the caller's stream. */
 export interface Progress {
   tick(options?: { errored?: boolean }): void;
   stop(): void;
 }
 
-export function createProgress(options: { label: string; total: number; stream?: NodeJS.WriteStream; quiet?: boolean; initial?: number }): Progress {
-  const stream = options.stream ?? process.stderr;
+/** What the bar draws on: a terminal (redrawn in place when `isTTY`), a log, or a test's memory stream. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+const SILENT: Progress = { tick: () => undefined, stop: () => undefined };
+
+/**
+ * A progress bar on `stream` (nothing without one). On a terminal it redraws in place; elsewhere (a log
+ * file, CI) it prints a line every few seconds. The rate and ETA count only the episodes of this
+ * process (a resumed run starts at `initial`), and the ETA reads "…" until the first episode is done
+ * instead of a made-up number.
+ */
+export function createProgress(options: { label: string; total: number; stream?: ProgressStream; initial?: number }): Progress {
+  if (!options.stream) return SILENT;
+  const initial = options.initial ?? 0;
   const started = Date.now();
-  let done = options.initial ?? 0;
-  const initial = done;
   let errored = 0;
-  let lastDraw = 0;
-  const isTty = Boolean(stream.isTTY);
-  const draw = (final: boolean) => {
-    if (options.quiet) return;
-    const now = Date.now();
-    if (!final && now - lastDraw < (isTty ? 100 : 2000)) return;
-    lastDraw = now;
-    const seconds = (now - started) / 1000;
-    const rate = seconds > 0 ? (done - initial) / seconds : 0;
-    const remaining = rate > 0 ? (options.total - done) / rate : 0;
-    const width = 24;
-    const filled = options.total > 0 ? Math.round((done / options.total) * width) : width;
-    const bar = `${"█".repeat(filled)}${"░".repeat(width - filled)}`;
-    const text = `${options.label} ${bar} ${done}/${options.total}  ${rate.toFixed(1)} ep/s  ETA ${remaining.toFixed(0)}s  errors ${errored}`;
-    stream.write(isTty ? `\r${text}\x1b[K${final ? "\n" : ""}` : `${text}\n`);
-  };
+  const bar = new cliProgress.SingleBar({
+    // cli-progress writes with write() and, on a terminal, readline's cursor functions (which also only call write).
+    stream: options.stream as NodeJS.WriteStream,
+    noTTYOutput: true,
+    notTTYSchedule: 2000,
+    fps: 10,
+    barsize: 24,
+    hideCursor: false,
+    linewrap: true,
+    barCompleteChar: "█",
+    barIncompleteChar: "░",
+    autopadding: true,
+    // The rate over the whole run so far: steadier than cli-progress's window of recent updates when
+    // episodes finish in bursts (lines written in one batch arrive in the same millisecond).
+    format: (barOptions, params) => {
+      const done = params.value - initial;
+      const seconds = (Date.now() - started) / 1000;
+      const rate = seconds > 0 ? done / seconds : 0;
+      const eta = done > 0 && rate > 0 ? cliProgress.Format.TimeFormat(Math.ceil((params.total - params.value) / rate), barOptions, 1) : "…";
+      const bar = cliProgress.Format.BarFormat(params.progress, barOptions);
+      return `${options.label} ${bar} ${params.value}/${params.total}  ${rate.toFixed(1)} ep/s  ETA ${eta}  errors ${errored}`;
+    },
+  });
+  bar.start(options.total, initial);
   return {
     tick(tickOptions) {
-      done++;
       if (tickOptions?.errored) errored++;
-      draw(done === options.total);
+      bar.increment();
     },
     stop() {
-      if (done !== options.total) draw(true);
+      bar.stop();
     },
   };
 }

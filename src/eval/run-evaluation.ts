@@ -1,59 +1,19 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { UsageError, createRandom, type Agent, type AnyEnvironment, type JsonValue } from "../core/index.ts";
-import { createOpenAIAgent, createProviderStats, type ProviderStats, type SamplingParams } from "../agents/openai/agent.ts";
-import { ReplicaPool, redactBaseUrl } from "../agents/openai/replicas.ts";
-import { getPolicies, getPolicy } from "../agents/scripted/registry.ts";
-import { runEpisode } from "../rollout/run-episode.ts";
-import { createProgress } from "./progress.ts";
-import { ResultsWriter, digestOf, readResultsForResume, type ResultDigest } from "./results-file.ts";
-import {
-  RUN_SCHEMA_VERSION,
-  TOOLGYM_VERSION,
-  createRunId,
-  generationPath,
-  resultFromTrajectory,
-  taskSetHash,
-  toolSchemasHash,
-  type RunMetadata,
-} from "./suites/run-directory.ts";
-import { RunTotals, type RunSummary } from "./summary.ts";
+import { UsageError, type JsonValue } from "../core/index.ts";
+import { digestOf, type ResultDigest } from "../runs/record.ts";
+import type { RunMetadata, RunSummary } from "../runs/schemas.ts";
+import { createRun, newRunMetadata, openResults, runParent, writeMetadata, type ResultsWriter } from "../runs/writer.ts";
+import { prepareModel, type ModelSpec } from "./agent-factory.ts";
+import { completeRun, markRunFailed } from "./completion.ts";
+import { pendingEpisodes, playEpisode } from "./episode.ts";
+import { createProgress, type ProgressStream } from "./progress.ts";
+import { findRunToResume } from "./resume.ts";
+import { describeRun, type EvaluationRow } from "./run-metadata.ts";
+import { RunTotals } from "./summary.ts";
+import { runPool } from "./worker-pool.ts";
 
+export { modelLabel, type ModelSpec } from "./agent-factory.ts";
+export type { EvaluationRow } from "./run-metadata.ts";
 export { formatSummaryTable, type RunSummary } from "./summary.ts";
-
-export interface EvaluationRow {
-  env: AnyEnvironment;
-  /** Parsed config (parseConfig). */
-  config: unknown;
-  split: string;
-  seed: number;
-  n: number;
-  samples?: number;
-  maxTurns?: number;
-  onNoToolCall?: "nudge" | "end";
-  benchmark?: string;
-  metrics?: string[];
-  mode?: string | null;
-}
-
-export type ModelSpec =
-  | {
-      kind: "openai";
-      label: string;
-      name: string;
-      baseUrls: string[];
-      apiKey?: string;
-      sampling?: SamplingParams;
-      chatTemplateKwargs?: Record<string, JsonValue>;
-      chatTemplateHash?: string | null;
-      timeoutMs?: number;
-      maxRetries?: number;
-      backoffMs?: number;
-      fetch?: typeof fetch;
-      /** HTTP client: `undici` (default) or `openai` (the official npm client). */
-      client?: "undici" | "openai";
-    }
-  | { kind: "scripted"; label?: string; policy?: string };
 
 export interface RunEvaluationOptions {
   rows: EvaluationRow[];
@@ -64,275 +24,105 @@ export interface RunEvaluationOptions {
   concurrency?: number;
   resume?: boolean;
   runId?: string;
+  /** Where the progress bar is drawn (none without a stream). */
+  progress?: ProgressStream;
+  /** No progress bar even with a stream. */
   quiet?: boolean;
   signal?: AbortSignal;
-  /** Called after each finished episode is on disk (tests, benchmarks). */
+  /** Called after each finished episode is on disk (tests, benchmarks). A throw cancels the run. */
   onEpisode?: (digest: ResultDigest) => void;
 }
 
 export const DEFAULT_CONCURRENCY = 64;
 
-/** A label usable as a directory name. */
-export function modelLabel(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "model";
-}
-
-function scriptedPolicyFor(env: AnyEnvironment, policyId?: string) {
-  if (policyId) return getPolicy(env.id, policyId);
-  const policy = getPolicies(env.id).find((candidate) => candidate.kind === "genuine");
-  if (!policy) throw new UsageError({ code: "POLICY_MISSING", message: `no genuine scripted agent for ${env.id}; pass --agent` });
-  return policy;
-}
-
-interface PreparedModel {
-  label: string;
-  metadata: Pick<RunMetadata, "model" | "agent">;
-  sampling: Record<string, JsonValue> | null;
-  chatTemplateKwargs: Record<string, JsonValue> | null;
-  chatTemplateHash: string | null;
-  createAgent(context: { env: AnyEnvironment; task: unknown; index: number; sample: number; episodeId: string; split: string; seed: number }): Agent;
-  stats: ProviderStats | null;
-  pool: ReplicaPool | null;
-}
-
-function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedModel {
-  if (spec.kind === "scripted") {
-    const policy = scriptedPolicyFor(env, spec.policy);
-    return {
-      label: spec.label ?? `scripted-${policy.id}`,
-      metadata: {
-        model: { label: spec.label ?? `scripted-${policy.id}`, name: `scripted:${policy.id}`, baseUrls: [] },
-        agent: { kind: "scripted", id: policy.id },
-      },
-      sampling: null,
-      chatTemplateKwargs: null,
-      chatTemplateHash: null,
-      createAgent: ({ task, index, sample, split, seed }) => policy.create({ task, random: createRandom("policy", policy.id, split, seed, index, sample) }),
-      stats: null,
-      pool: null,
-    };
+/** The run directory to write into: the one to resume, or a new one. */
+function openRunDirectory(row: EvaluationRow, model: ReturnType<typeof prepareModel>, options: RunEvaluationOptions) {
+  const root = options.out ?? "runs";
+  const description = describeRun(row, model);
+  if (options.resume) {
+    const resumed = findRunToResume(runParent(root, row.env.id, model.label), options.runId, description);
+    if (resumed) {
+      writeMetadata(resumed.directory, resumed.metadata);
+      return { ...resumed, results: openResults(resumed.directory) };
+    }
   }
-  const pool = new ReplicaPool({ baseUrls: spec.baseUrls, apiKey: spec.apiKey, timeoutMs: spec.timeoutMs, fetch: spec.fetch, client: spec.client });
-  const stats = createProviderStats();
-  const sampling = { ...(spec.sampling ?? {}) } as Record<string, JsonValue>;
-  return {
-    label: spec.label,
-    metadata: { model: { label: spec.label, name: spec.name, baseUrls: spec.baseUrls.map(redactBaseUrl) }, agent: { kind: "openai", id: "openai" } },
-    sampling,
-    chatTemplateKwargs: spec.chatTemplateKwargs ?? null,
-    chatTemplateHash: spec.chatTemplateHash ?? null,
-    createAgent: ({ episodeId }) =>
-      createOpenAIAgent({
-        pool,
-        model: spec.name,
-        sampling: spec.sampling,
-        chatTemplateKwargs: spec.chatTemplateKwargs,
-        maxRetries: spec.maxRetries,
-        backoffMs: spec.backoffMs,
-        episodeKey: episodeId,
-        stats,
-      }),
-    stats,
-    pool,
-  };
-}
-
-function writeMetadata(directory: string, metadata: RunMetadata): void {
-  const path = join(directory, "metadata.json");
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(metadata, null, 2)}\n`);
-  renameSync(`${path}.tmp`, path);
-}
-
-/** The newest run directory under `parent` (run ids sort by time). */
-function newestRun(parent: string): string | undefined {
-  if (!existsSync(parent)) return undefined;
-  const runs = readdirSync(parent, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(parent, entry.name, "metadata.json")))
-    .map((entry) => entry.name)
-    .sort();
-  return runs.length > 0 ? join(parent, runs[runs.length - 1] as string) : undefined;
-}
-
-/** The `mode` key of an environment config (multihop QA), recorded so reports name the mode of every number. */
-function configMode(config: unknown): string | null {
-  const mode = (config as { mode?: unknown } | null)?.mode;
-  return typeof mode === "string" ? mode : null;
+  const metadata = newRunMetadata(description, options.runId);
+  const { directory, results } = createRun(root, metadata);
+  return { directory, metadata, results, previous: [] as ResultDigest[], notes: [] as string[] };
 }
 
 /** Runs one (row, model) pair into its run directory. */
 async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluationOptions): Promise<RunSummary> {
-  const { env, config, split, seed, n } = row;
-  const samples = row.samples ?? 1;
-  const model = prepareModel(spec, env);
-  const firstTask = env.generate({ split, seed, index: 0, config });
-  const firstEpisode = env.start(firstTask);
-  const generation = generationPath({
-    sampling: model.sampling,
-    chatTemplateKwargs: model.chatTemplateKwargs,
-    chatTemplateHash: model.chatTemplateHash,
-    maxTurns: row.maxTurns ?? env.maxTurns(firstTask),
-    toolSchemasHash: toolSchemasHash(firstEpisode.protocol === "tools" ? firstEpisode.tools : []),
-    protocol: firstEpisode.protocol,
-    onNoToolCall: row.onNoToolCall ?? "nudge",
-  });
-  const tasks = taskSetHash(env.id, split, seed, n);
-  const parent = join(options.out ?? "runs", `${env.id}--${model.label}`);
-  let directory: string | undefined;
-  let metadata: RunMetadata | undefined;
-  let previous: ResultDigest[] = [];
-  if (options.resume) {
-    const candidate = options.runId ? join(parent, options.runId) : newestRun(parent);
-    if (candidate && existsSync(join(candidate, "metadata.json"))) {
-      const existing = JSON.parse(readFileSync(join(candidate, "metadata.json"), "utf8")) as RunMetadata;
-      if (
-        existing.generation.fingerprint !== generation.fingerprint ||
-        existing.taskSetHash !== tasks ||
-        existing.env.samples !== samples ||
-        existing.model.name !== model.metadata.model.name
-      ) {
-        throw new UsageError({
-          code: "RESUME_MISMATCH",
-          message: `--resume: ${candidate} was run with a different task set, model or generation path (fingerprint ${existing.generation.fingerprint}); use the same options, or drop --resume to start a new run`,
-        });
-      }
-      directory = candidate;
-      metadata = { ...existing, status: "running", finishedAt: null };
-      previous = readResultsForResume(join(candidate, "results.jsonl"));
-    }
-  }
-  if (!directory || !metadata) {
-    const runId = options.runId ?? createRunId();
-    directory = join(parent, runId);
-    mkdirSync(directory, { recursive: true });
-    metadata = {
-      schemaVersion: RUN_SCHEMA_VERSION,
-      runId,
-      status: "running",
-      toolgymVersion: TOOLGYM_VERSION,
-      createdAt: new Date().toISOString(),
-      finishedAt: null,
-      env: {
-        id: env.id,
-        version: env.version,
-        split,
-        config: config as JsonValue,
-        seed,
-        n,
-        samples,
-        mode: row.mode ?? configMode(config),
-        protocol: firstEpisode.protocol,
-      },
-      benchmark: row.benchmark ?? env.id,
-      metrics: row.metrics ?? ["reward"],
-      ...model.metadata,
-      generation,
-      taskSetHash: tasks,
-    };
-  }
-  writeMetadata(directory, metadata);
-
-  const finished = new Set(previous.map((digest) => digest.id));
-  const totals = new RunTotals();
-  for (const digest of previous) totals.add(digest);
-  const total = n * samples;
-  const progress = createProgress({ label: `${env.id} ${model.label}`, total, quiet: options.quiet, initial: finished.size });
-  const writer = new ResultsWriter(join(directory, "results.jsonl"));
-  let next = 0;
-  const claim = (): { index: number; sample: number; id: string } | undefined => {
-    while (next < total) {
-      const index = Math.floor(next / samples);
-      const sample = next % samples;
-      next++;
-      const id = `${env.id}/${split}/${seed}/${index}#${sample}`;
-      if (!finished.has(id)) return { index, sample, id };
-    }
-    return undefined;
-  };
-  const worker = async () => {
-    for (let item = claim(); item; item = claim()) {
-      if (options.signal?.aborted) return;
-      const task = env.generate({ split, seed, index: item.index, config });
-      const agent = model.createAgent({ env, task, index: item.index, sample: item.sample, episodeId: item.id, split, seed });
-      const startedAt = new Date();
-      const trajectory = await runEpisode({
-        env,
-        split,
-        seed,
-        index: item.index,
-        config,
-        agent,
-        task,
-        maxTurns: row.maxTurns,
-        onNoToolCall: row.onNoToolCall,
-        signal: options.signal,
-      });
-      if (options.signal?.aborted && trajectory.termination === "errored") return;
-      const firstReply = trajectory.messages.findIndex((message) => message.role === "assistant");
-      const promptLength = firstReply === -1 ? trajectory.messages.length : firstReply;
-      const record = resultFromTrajectory({
-        trajectory,
-        promptLength,
-        sample: item.sample,
-        answer: answerOf(env, task),
-        startedAt: startedAt.toISOString(),
-        durationMs: Date.now() - startedAt.getTime(),
-      });
-      // Counted only once the line is written (batched with the episodes finishing in the same tick).
-      await writer.write(record);
-      const digest = digestOf(record as unknown as Record<string, unknown>);
-      totals.add(digest);
-      progress.tick({ errored: digest.status === "errored" });
-      options.onEpisode?.(digest);
-    }
-  };
+  const model = prepareModel(spec, row.env);
+  let run: { directory: string; metadata: RunMetadata; results: ResultsWriter; previous: ResultDigest[]; notes: string[] };
   try {
-    const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, total)) }, worker));
+    run = openRunDirectory(row, model, options);
+  } catch (error) {
+    await model.pool?.close();
+    throw error;
+  }
+  const { directory, metadata, results } = run;
+  const totals = new RunTotals();
+  for (const digest of run.previous) totals.add(digest);
+  const total = row.n * (row.samples ?? 1);
+  const progress = createProgress({
+    label: `${row.env.id} ${model.label}`,
+    total,
+    stream: options.quiet ? undefined : options.progress,
+    initial: totals.count,
+  });
+  try {
+    await runPool(
+      pendingEpisodes(row, new Set(run.previous.map((digest) => digest.id))),
+      { concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, signal: options.signal },
+      async (slot, signal) => {
+        const record = await playEpisode(row, model, slot, signal);
+        if (!record) return;
+        // Counted only once the line is written (batched with the episodes finishing in the same tick).
+        await results.write(record);
+        const digest = digestOf(record);
+        totals.add(digest);
+        progress.tick({ errored: digest.status === "errored" });
+        options.onEpisode?.(digest);
+      },
+    );
+  } catch (error) {
+    // Every started episode has settled (the pool waits for them), so nothing writes after the close below.
+    markRunFailed(directory, metadata, error);
+    throw error;
   } finally {
-    writer.close();
+    results.close();
     progress.stop();
     await model.pool?.close();
   }
-  const summary = totals.summary({
+  const identity = {
     dir: directory,
     runId: metadata.runId,
-    env: env.id,
+    env: row.env.id,
     benchmark: metadata.benchmark,
     model: model.label,
     total,
-    resumedFrom: previous.length,
-  });
-  if (totals.count === total) {
-    metadata.status = "complete";
-    metadata.finishedAt = new Date().toISOString();
-    metadata.counts = { scored: summary.scored, errored: summary.errored };
-    if (model.stats)
-      (metadata as RunMetadata & { provider?: JsonValue }).provider = { ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue;
-    writeMetadata(directory, metadata);
-    writeFileSync(join(directory, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-  }
-  return summary;
-}
-
-/** The gold answer of a task where the environment exposes one (`solution().answer`), else "". */
-function answerOf(env: AnyEnvironment, task: unknown): string {
-  try {
-    const solution = env.solution(task) as { answer?: unknown } | null;
-    const answer = solution && typeof solution === "object" ? solution.answer : undefined;
-    return typeof answer === "string" ? answer : answer === undefined || answer === null ? "" : JSON.stringify(answer);
-  } catch {
-    return "";
-  }
+    resumedFrom: run.previous.length,
+  };
+  // Stopped early (aborted): the run stays `running`, to be resumed; summary.json waits for the end.
+  if (totals.count !== total) return totals.summary(identity, "running", run.notes);
+  const provider = model.stats ? ({ ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue) : undefined;
+  return completeRun({ directory, metadata, totals, identity, notes: run.notes, ...(provider !== undefined ? { provider } : {}) }).summary;
 }
 
 /**
  * Runs every (row, model) pair, one after another, each with `concurrency` episodes in flight, writing
- * `<out>/<env>--<label>/<runId>/{metadata.json, results.jsonl}` (the run-directory contract).
+ * `<out>/<env>--<label>/<runId>/{metadata.json, results.jsonl, summary.json}` (the run format, src/runs).
  * Memory stays bounded: trajectories go to disk as they finish; only small per-episode digests are kept.
+ * A run in which every episode errored (a dead model server) ends with status `failed` (in its summary
+ * and metadata.json, with the error codes and first messages), for the caller to turn into an exit code.
+ * A harness error (a results file that cannot be written) cancels the run's other episodes, marks it
+ * `failed` and is rethrown.
  */
 export async function runEvaluation(options: RunEvaluationOptions): Promise<RunSummary[]> {
-  if (options.rows.length === 0) throw new UsageError({ code: "ROWS_EMPTY", message: "nothing to evaluate; pass --env ID" });
-  if (options.models.length === 0) throw new UsageError({ code: "MODELS_EMPTY", message: "no model or agent to evaluate; pass --base-url and --model" });
+  if (options.rows.length === 0) throw new UsageError({ code: "ROWS_EMPTY", message: "nothing to evaluate; name at least one environment" });
+  if (options.models.length === 0)
+    throw new UsageError({ code: "MODELS_EMPTY", message: "no model or agent to evaluate; give a model (base URL and name) or a scripted agent" });
   const summaries: RunSummary[] = [];
   for (const row of options.rows) {
     for (const model of options.models) summaries.push(await runOne(row, model, options));

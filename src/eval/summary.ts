@@ -1,45 +1,34 @@
-import type { ResultDigest } from "./results-file.ts";
-import { bootstrapMean } from "./statistics.ts";
+import type { ResultDigest } from "../runs/record.ts";
+import type { RunStatus, RunSummary } from "../runs/schemas.ts";
+import { bootstrapMean, inTaskOrder } from "./statistics.ts";
 
-/** One (environment, model) run: counts, the mean reward over scored episodes, and metric means. */
-export interface RunSummary {
-  dir: string;
-  runId: string;
-  env: string;
-  benchmark: string;
-  model: string;
-  total: number;
-  scored: number;
-  errored: number;
-  /** Episodes already on disk when the run started (--resume). */
-  resumedFrom: number;
-  mean: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
-  metrics: Record<string, number>;
-  /** Reward component names (a subset of `metrics`; the others are diagnostics). */
-  components: string[];
-  meanTurns: number;
-  formatErrors: number;
-  terminations: Record<string, number>;
-  /** Errored episodes by error code (listed separately, never averaged in). */
-  errors: Record<string, number>;
+export type { RunSummary } from "../runs/schemas.ts";
+
+/** The bootstrap seed of a run's reward CI: the one `toolgym report` uses for the same run's reward row. */
+export function rewardIntervalSeed(benchmark: string, label: string): string {
+  return `${benchmark}/reward/${label}`;
 }
 
 /**
- * Running totals of a run: each finished episode is folded in and dropped, so memory stays flat (only
- * the scored rewards are kept, 8 bytes each, for the bootstrap interval).
+ * Running totals of a run: each finished episode is folded in and dropped, so memory stays flat (per
+ * task only the sum and count of its scored rewards are kept, for the bootstrap interval).
  */
 export class RunTotals {
   count = 0;
-  private readonly rewards: number[] = [];
+  private readonly rewards = new Map<number, { sum: number; count: number }>();
   private readonly sums: Record<string, { sum: number; count: number }> = {};
   private readonly terminations: Record<string, number> = {};
   private readonly errors: Record<string, number> = {};
+  /** The first message of each error code, to say why a run failed. */
+  readonly errorMessages = new Map<string, string>();
   private readonly components = new Set<string>();
   private turns = 0;
   private formatErrors = 0;
   private errored = 0;
+
+  get scored(): number {
+    return this.count - this.errored;
+  }
 
   add(digest: ResultDigest): void {
     this.count++;
@@ -50,9 +39,15 @@ export class RunTotals {
       this.errored++;
       const code = digest.errorCode ?? "UNKNOWN";
       this.errors[code] = (this.errors[code] ?? 0) + 1;
+      if (!this.errorMessages.has(code)) this.errorMessages.set(code, digest.errorMessage ?? "");
       return;
     }
-    if (digest.reward !== null) this.rewards.push(digest.reward);
+    if (digest.reward !== null) {
+      const task = this.rewards.get(digest.exampleId) ?? { sum: 0, count: 0 };
+      task.sum += digest.reward;
+      task.count++;
+      this.rewards.set(digest.exampleId, task);
+    }
     for (const name of digest.components) this.components.add(name);
     for (const [name, value] of Object.entries(digest.metrics)) {
       if (typeof value !== "number") continue;
@@ -62,10 +57,20 @@ export class RunTotals {
     }
   }
 
-  summary(identity: Pick<RunSummary, "dir" | "runId" | "env" | "benchmark" | "model" | "total" | "resumedFrom">): RunSummary {
-    const interval = this.rewards.length > 0 ? bootstrapMean(this.rewards, { seed: `${identity.env}/${identity.model}` }) : null;
+  /**
+   * The run's summary. The mean reward and its CI are over tasks (a task's scored samples averaged
+   * first, tasks in order), with the report's seed: summary.json and `toolgym report` agree.
+   */
+  summary(
+    identity: Pick<RunSummary, "dir" | "runId" | "env" | "benchmark" | "model" | "total" | "resumedFrom">,
+    status: RunStatus,
+    notes: string[] = [],
+  ): RunSummary {
+    const perTask = inTaskOrder(this.rewards).map((task) => task.sum / task.count);
+    const interval = perTask.length > 0 ? bootstrapMean(perTask, { seed: rewardIntervalSeed(identity.benchmark, identity.model) }) : null;
     return {
       ...identity,
+      status,
       scored: this.count - this.errored,
       errored: this.errored,
       mean: interval ? interval.mean : null,
@@ -77,6 +82,7 @@ export class RunTotals {
       formatErrors: this.formatErrors,
       terminations: { ...this.terminations },
       errors: { ...this.errors },
+      notes,
     };
   }
 }

@@ -1,13 +1,14 @@
-import { createReadStream, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
-import { DataError, UsageError, type ErrorRecord, type JsonValue } from "../core/index.ts";
+import { UsageError, type ErrorRecord, type JsonValue } from "../core/index.ts";
+import { METADATA_FILE, RESULTS_FILE, readMetadata, scanResults, statusNotes } from "../runs/reader.ts";
+import type { ResultRecord } from "../runs/schemas.ts";
 
 /**
- * Loading run directories for the trajectory viewer: results.jsonl is read line by line (a run of
- * thousands of long trajectories never sits in memory as one string), at most `limit` episodes per run,
- * and every record is shaped defensively into what the page shows (a hand-edited or foreign line must
- * not stop the viewer: what cannot be read is noted, not thrown).
+ * Loading run directories for the trajectory viewer: results.jsonl is read with the run format's reader
+ * (line by line: a run of thousands of long trajectories never sits in memory as one string; lines that
+ * are not results are skipped and noted, never thrown), at most `limit` episodes per run, and the
+ * trajectory inside each record is shaped defensively into what the page shows.
  */
 export const DEFAULT_VIEW_LIMIT = 2000;
 
@@ -161,7 +162,7 @@ function markSteps(messages: ViewerMessage[], steps: unknown[]): void {
 }
 
 /** Shapes one results.jsonl record (the run format) into what the viewer shows. */
-export function shapeEpisode(record: Json, run: number, label: string): ViewerEpisode {
+export function shapeEpisode(record: ResultRecord, run: number, label: string): ViewerEpisode {
   const info = asObject(record.info);
   const trajectory = asObject(info.trajectory);
   const hasTrajectory = Array.isArray(trajectory.messages);
@@ -204,7 +205,7 @@ export function shapeEpisode(record: Json, run: number, label: string): ViewerEp
 }
 
 function findRuns(directory: string, depth: number, found: string[]): void {
-  if (existsSync(join(directory, "metadata.json"))) {
+  if (existsSync(join(directory, METADATA_FILE))) {
     found.push(directory);
     return;
   }
@@ -231,88 +232,41 @@ export function findRunDirectories(paths: readonly string[]): string[] {
   return [...new Set(found)];
 }
 
-function readMetadata(directory: string): Json {
-  const path = join(directory, "metadata.json");
-  try {
-    return asObject(JSON.parse(readFileSync(path, "utf8")));
-  } catch (error) {
-    throw new DataError({
-      code: "RUN_UNREADABLE",
-      file: path,
-      message: `not readable JSON (${(error as Error).message}); is this a run directory written by toolgym eval?`,
-      cause: error,
-    });
-  }
-}
-
-/** Reads one run: its metadata and up to `limit` results, streamed line by line. */
+/** Reads one run: its metadata and up to `limit` results. */
 export async function readRunForViewer(directory: string, run: number, limit: number): Promise<{ run: ViewerRun; episodes: ViewerEpisode[] }> {
   const metadata = readMetadata(directory);
-  const env = asObject(metadata.env);
-  const model = asObject(metadata.model);
-  const label = asText(model.label, "model");
-  const notes: string[] = [];
+  const label = metadata.model.label;
   const episodes: ViewerEpisode[] = [];
-  const seen = new Set<string>();
   let truncated = false;
-  let bad: { line: number; reason: string } | null = null;
-  const resultsPath = join(directory, "results.jsonl");
+  const resultsPath = join(directory, RESULTS_FILE);
+  const notes: string[] = [];
   if (existsSync(resultsPath)) {
-    const stream = createReadStream(resultsPath, { encoding: "utf8" });
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
-    let number = 0;
-    try {
-      for await (const line of lines) {
-        number++;
-        if (line.trim() === "") continue;
-        if (bad) notes.push(`skipped line ${bad.line} of results.jsonl (${bad.reason})`);
-        bad = null;
-        if (episodes.length >= limit) {
-          truncated = true;
-          break;
-        }
-        let record: unknown;
-        try {
-          record = JSON.parse(line);
-        } catch (error) {
-          bad = { line: number, reason: `not JSON: ${(error as Error).message}` };
-          continue;
-        }
-        if (record === null || typeof record !== "object" || Array.isArray(record)) {
-          bad = { line: number, reason: "not a JSON object" };
-          continue;
-        }
-        const episode = shapeEpisode(record as Json, run, label);
-        if (seen.has(episode.id)) {
-          notes.push(`duplicate result '${episode.id}' at line ${number} ignored`);
-          continue;
-        }
-        seen.add(episode.id);
-        episodes.push(episode);
+    const scan = scanResults(resultsPath, (record) => {
+      if (episodes.length >= limit) {
+        truncated = true;
+        return "stop";
       }
-    } finally {
-      lines.close();
-      stream.destroy();
-    }
-    if (bad) notes.push(`ignored a torn last line ${bad.line} of results.jsonl (the run was interrupted)`);
+      episodes.push(shapeEpisode(record, run, label));
+    });
+    notes.push(...scan.notes);
   } else {
     notes.push("no results.jsonl yet");
   }
   if (truncated) notes.push(`showing the first ${limit} results only (--limit ${limit})`);
-  if (metadata.status !== "complete") notes.push(`run status is '${asText(metadata.status, "unknown")}' (incomplete run)`);
+  notes.push(...statusNotes(metadata));
   return {
     run: {
       directory,
-      runId: asText(metadata.runId),
-      env: asText(env.id),
-      benchmark: asText(metadata.benchmark, asText(env.id)),
+      runId: metadata.runId,
+      env: metadata.env.id,
+      benchmark: metadata.benchmark,
       label,
-      model: asText(model.name),
-      agent: asText(asObject(metadata.agent).id),
-      split: asText(env.split),
-      protocol: asText(env.protocol),
-      status: asText(metadata.status, "unknown"),
-      createdAt: asText(metadata.createdAt),
+      model: metadata.model.name,
+      agent: metadata.agent.id,
+      split: metadata.env.split,
+      protocol: metadata.env.protocol,
+      status: metadata.status,
+      createdAt: metadata.createdAt,
       episodes: episodes.length,
       truncated,
       notes,

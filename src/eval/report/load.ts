@@ -1,16 +1,10 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DataError, UsageError } from "../../core/index.ts";
-import type { ResultRecord, RunMetadata } from "../suites/run-directory.ts";
+import { METADATA_FILE, readRun, type LoadedRun } from "../../runs/reader.ts";
 import { SUITE_MANIFEST, type SuiteManifest } from "../suites/run-suite.ts";
 
-export interface LoadedRun {
-  directory: string;
-  metadata: RunMetadata;
-  results: ResultRecord[];
-  /** Things the reader had to work around (a torn last line of a killed run, duplicate ids). */
-  notes: string[];
-}
+export type { LoadedRun } from "../../runs/reader.ts";
 
 export interface LoadedInputs {
   runs: LoadedRun[];
@@ -25,57 +19,13 @@ function readJson(path: string): unknown {
   }
 }
 
-/** Reads one run directory (metadata.json + results.jsonl). */
+/** Reads one run directory (metadata.json + results.jsonl) with the run format's reader. */
 export function loadRun(directory: string): LoadedRun {
-  const metadataPath = join(directory, "metadata.json");
-  const metadata = readJson(metadataPath) as RunMetadata;
-  if (metadata?.schemaVersion !== 1 || typeof metadata.benchmark !== "string" || !metadata.model?.label || !metadata.generation) {
-    throw new DataError({
-      code: "RUN_INVALID",
-      file: metadataPath,
-      message: "not a toolgym run (needs schemaVersion 1, benchmark, model.label, generation); was it written by `toolgym eval`?",
-    });
-  }
-  const notes: string[] = [];
-  if (metadata.status !== "complete") notes.push(`run status is '${metadata.status}' (incomplete run)`);
-  const resultsPath = join(directory, "results.jsonl");
-  const text = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
-  const lines = text.split("\n");
-  const results: ResultRecord[] = [];
-  const seen = new Set<string>();
-  lines.forEach((line, index) => {
-    if (line.trim() === "") return;
-    let record: ResultRecord;
-    try {
-      record = JSON.parse(line) as ResultRecord;
-    } catch (error) {
-      if (index === lines.length - 1) {
-        notes.push(`ignored a torn last line ${index + 1} of results.jsonl (the run was interrupted)`);
-        return;
-      }
-      throw new DataError({
-        code: "RUN_INVALID",
-        file: resultsPath,
-        line: index + 1,
-        message: `not a JSON object (${(error as Error).message})`,
-        cause: error,
-      });
-    }
-    if (typeof record.id !== "string" || (record.status !== "scored" && record.status !== "errored")) {
-      throw new DataError({ code: "RUN_INVALID", file: resultsPath, line: index + 1, message: "a result needs a string id and status 'scored' or 'errored'" });
-    }
-    if (seen.has(record.id)) {
-      notes.push(`duplicate result '${record.id}' at line ${index + 1} ignored`);
-      return;
-    }
-    seen.add(record.id);
-    results.push(record);
-  });
-  return { directory, metadata, results, notes };
+  return readRun(directory);
 }
 
 function findInputs(directory: string, depth: number, found: { runs: string[]; manifests: string[] }): void {
-  if (existsSync(join(directory, "metadata.json"))) {
+  if (existsSync(join(directory, METADATA_FILE))) {
     found.runs.push(directory);
     return;
   }

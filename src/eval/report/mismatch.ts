@@ -1,5 +1,5 @@
 import { ToolgymError } from "../../core/index.ts";
-import { canonicalJson } from "../suites/run-directory.ts";
+import { canonicalJson } from "../../runs/identity.ts";
 import type { LoadedRun } from "./load.ts";
 
 /** Fields of the generation path that must agree before runs are put side by side. */

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { UsageError, parseConfig, type AnyEnvironment } from "../../core/index.ts";
 import { ENVIRONMENTS } from "../../envs/registry.ts";
+import type { ProgressStream } from "../progress.ts";
 import { runEvaluation, type ModelSpec } from "../run-evaluation.ts";
 import { seedDataFiles } from "./builtin.ts";
 import type { Suite, SuiteRow } from "./suite.ts";
@@ -78,7 +79,16 @@ function checkDataFiles(row: SuiteRow): void {
  * whose environment is not registered are kept in the manifest (`suite.json`) as "environment not
  * available", so reports show them instead of dropping them.
  */
-export async function runSuite(options: { suite: Suite; models?: ModelSpec[]; out: string; quiet?: boolean; concurrency?: number }): Promise<SuiteManifest> {
+export async function runSuite(options: {
+  suite: Suite;
+  models?: ModelSpec[];
+  out: string;
+  quiet?: boolean;
+  concurrency?: number;
+  /** Where each run's progress bar is drawn (none without a stream). */
+  progress?: ProgressStream;
+  signal?: AbortSignal;
+}): Promise<SuiteManifest> {
   const requested: ModelSpec[] = options.models && options.models.length > 0 ? options.models : [{ kind: "scripted" }];
   // Scripted agents share one column ("scripted") across rows, whatever each environment's policy is called.
   const models = requested.map((model): ModelSpec => (model.kind === "scripted" ? { ...model, label: model.label ?? SCRIPTED_LABEL } : model));
@@ -126,6 +136,8 @@ export async function runSuite(options: { suite: Suite; models?: ModelSpec[]; ou
       out: options.out,
       quiet: options.quiet,
       concurrency: options.concurrency,
+      ...(options.progress ? { progress: options.progress } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     for (const summary of summaries) entry.runs.push({ model: summary.model, directory: relative(options.out, summary.dir) });
     save();

@@ -1,0 +1,98 @@
+import { UsageError, createRandom, type Agent, type AnyEnvironment, type JsonValue } from "../core/index.ts";
+import { createOpenAIAgent, createProviderStats, type ProviderStats, type SamplingParams } from "../agents/openai/agent.ts";
+import { ReplicaPool, redactBaseUrl } from "../agents/openai/replicas.ts";
+import { getPolicies, getPolicy } from "../envs/registry.ts";
+import type { RunMetadata } from "../runs/schemas.ts";
+
+/** Who plays the episodes of a run: a model behind an OpenAI-compatible server, or a scripted policy. */
+export type ModelSpec =
+  | {
+      kind: "openai";
+      label: string;
+      name: string;
+      baseUrls: string[];
+      apiKey?: string;
+      sampling?: SamplingParams;
+      chatTemplateKwargs?: Record<string, JsonValue>;
+      chatTemplateHash?: string | null;
+      timeoutMs?: number;
+      maxRetries?: number;
+      backoffMs?: number;
+      fetch?: typeof fetch;
+      /** HTTP client: `undici` (default) or `openai` (the official npm client). */
+      client?: "undici" | "openai";
+    }
+  | { kind: "scripted"; label?: string; policy?: string };
+
+export interface AgentContext {
+  task: unknown;
+  index: number;
+  sample: number;
+  episodeId: string;
+  split: string;
+  seed: number;
+}
+
+/** A model ready to play one environment: what the run records about it and a fresh agent per episode. */
+export interface PreparedModel {
+  label: string;
+  metadata: Pick<RunMetadata, "model" | "agent">;
+  sampling: Record<string, JsonValue> | null;
+  chatTemplateKwargs: Record<string, JsonValue> | null;
+  chatTemplateHash: string | null;
+  createAgent(context: AgentContext): Agent;
+  stats: ProviderStats | null;
+  pool: ReplicaPool | null;
+}
+
+/** A label usable as a directory name. */
+export function modelLabel(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "model";
+}
+
+function scriptedPolicyFor(env: AnyEnvironment, policyId?: string) {
+  if (policyId) return getPolicy(env.id, policyId);
+  const policy = getPolicies(env.id).find((candidate) => candidate.kind === "genuine");
+  if (!policy)
+    throw new UsageError({ code: "POLICY_MISSING", message: `no genuine scripted agent for ${env.id}; name one of its scripted agents (agent id) explicitly` });
+  return policy;
+}
+
+export function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedModel {
+  if (spec.kind === "scripted") {
+    const policy = scriptedPolicyFor(env, spec.policy);
+    const label = spec.label ?? `scripted-${policy.id}`;
+    return {
+      label,
+      metadata: { model: { label, name: `scripted:${policy.id}`, baseUrls: [] }, agent: { kind: "scripted", id: policy.id } },
+      sampling: null,
+      chatTemplateKwargs: null,
+      chatTemplateHash: null,
+      createAgent: ({ task, index, sample, split, seed }) => policy.create({ task, random: createRandom("policy", policy.id, split, seed, index, sample) }),
+      stats: null,
+      pool: null,
+    };
+  }
+  const pool = new ReplicaPool({ baseUrls: spec.baseUrls, apiKey: spec.apiKey, timeoutMs: spec.timeoutMs, fetch: spec.fetch, client: spec.client });
+  const stats = createProviderStats();
+  return {
+    label: spec.label,
+    metadata: { model: { label: spec.label, name: spec.name, baseUrls: spec.baseUrls.map(redactBaseUrl) }, agent: { kind: "openai", id: "openai" } },
+    sampling: { ...(spec.sampling ?? {}) } as Record<string, JsonValue>,
+    chatTemplateKwargs: spec.chatTemplateKwargs ?? null,
+    chatTemplateHash: spec.chatTemplateHash ?? null,
+    createAgent: ({ episodeId }) =>
+      createOpenAIAgent({
+        pool,
+        model: spec.name,
+        sampling: spec.sampling,
+        chatTemplateKwargs: spec.chatTemplateKwargs,
+        maxRetries: spec.maxRetries,
+        backoffMs: spec.backoffMs,
+        episodeKey: episodeId,
+        stats,
+      }),
+    stats,
+    pool,
+  };
+}

@@ -1,0 +1,71 @@
+import type { AnyEnvironment } from "../core/index.ts";
+import { episodeId } from "../runs/identity.ts";
+import { resultFromTrajectory } from "../runs/record.ts";
+import type { ResultRecord } from "../runs/schemas.ts";
+import { runEpisode } from "../rollout/run-episode.ts";
+import type { PreparedModel } from "./agent-factory.ts";
+import type { EvaluationRow } from "./run-metadata.ts";
+
+/** One episode of a run: task `index`, sample `sample` (samples > 1 replay a task with fresh agents). */
+export interface EpisodeSlot {
+  index: number;
+  sample: number;
+  id: string;
+}
+
+/** The episodes of a row not yet on disk, in task order. */
+export function pendingEpisodes(row: EvaluationRow, finished: ReadonlySet<string>): EpisodeSlot[] {
+  const samples = row.samples ?? 1;
+  const slots: EpisodeSlot[] = [];
+  for (let index = 0; index < row.n; index++) {
+    for (let sample = 0; sample < samples; sample++) {
+      const id = episodeId(row.env.id, row.split, row.seed, index, sample);
+      if (!finished.has(id)) slots.push({ index, sample, id });
+    }
+  }
+  return slots;
+}
+
+/** The gold answer of a task where the environment exposes one (`solution().answer`), else "". */
+function answerOf(env: AnyEnvironment, task: unknown): string {
+  try {
+    const solution = env.solution(task) as { answer?: unknown } | null;
+    const answer = solution && typeof solution === "object" ? solution.answer : undefined;
+    return typeof answer === "string" ? answer : answer === undefined || answer === null ? "" : JSON.stringify(answer);
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Plays one episode and shapes it into its results.jsonl record. Returns undefined when the episode was
+ * cut short by `signal` (a cancelled run): such an episode is not a result and is rerun on --resume.
+ */
+export async function playEpisode(row: EvaluationRow, model: PreparedModel, slot: EpisodeSlot, signal: AbortSignal): Promise<ResultRecord | undefined> {
+  const { env, split, seed, config } = row;
+  const task = env.generate({ split, seed, index: slot.index, config });
+  const agent = model.createAgent({ task, index: slot.index, sample: slot.sample, episodeId: slot.id, split, seed });
+  const startedAt = new Date();
+  const trajectory = await runEpisode({
+    env,
+    split,
+    seed,
+    index: slot.index,
+    config,
+    agent,
+    task,
+    maxTurns: row.maxTurns,
+    onNoToolCall: row.onNoToolCall,
+    signal,
+  });
+  if (signal.aborted && trajectory.termination === "errored") return undefined;
+  const firstReply = trajectory.messages.findIndex((message) => message.role === "assistant");
+  return resultFromTrajectory({
+    trajectory,
+    promptLength: firstReply === -1 ? trajectory.messages.length : firstReply,
+    sample: slot.sample,
+    answer: answerOf(env, task),
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+  });
+}

@@ -1,0 +1,53 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { UsageError } from "../core/index.ts";
+import { METADATA_FILE, RESULTS_FILE, readMetadata, readResultsForResume } from "../runs/reader.ts";
+import { digestOf, type ResultDigest } from "../runs/record.ts";
+import type { RunDescription } from "../runs/writer.ts";
+import type { RunMetadata } from "../runs/schemas.ts";
+
+/** The newest run directory under `parent` (run ids sort by time). */
+function newestRun(parent: string): string | undefined {
+  if (!existsSync(parent)) return undefined;
+  const runs = readdirSync(parent, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(parent, entry.name, METADATA_FILE)))
+    .map((entry) => entry.name)
+    .sort();
+  return runs.length > 0 ? join(parent, runs[runs.length - 1] as string) : undefined;
+}
+
+export interface ResumedRun {
+  directory: string;
+  /** The run's metadata, back to `running`. */
+  metadata: RunMetadata;
+  /** One digest per episode already on disk. */
+  previous: ResultDigest[];
+  /** What the results reader worked around (a torn last line of the killed run, skipped lines). */
+  notes: string[];
+}
+
+/**
+ * Finds the run to continue (`runId` under `parent`, else the newest) and reads what it has done. Its
+ * task set, sample count, model and generation path must be the ones asked for now; a run directory
+ * that does not exist yet means there is nothing to resume (undefined).
+ */
+export function findRunToResume(parent: string, runId: string | undefined, wanted: RunDescription): ResumedRun | undefined {
+  const directory = runId ? join(parent, runId) : newestRun(parent);
+  if (!directory || !existsSync(join(directory, METADATA_FILE))) return undefined;
+  const existing = readMetadata(directory);
+  if (
+    existing.generation.fingerprint !== wanted.generation.fingerprint ||
+    existing.taskSetHash !== wanted.taskSetHash ||
+    existing.env.samples !== wanted.env.samples ||
+    existing.model.name !== wanted.model.name
+  ) {
+    throw new UsageError({
+      code: "RESUME_MISMATCH",
+      message: `cannot resume ${directory}: it was run with a different task set, model or generation path (fingerprint ${existing.generation.fingerprint}); use the same options, or start a new run`,
+    });
+  }
+  const { results, notes } = readResultsForResume(join(directory, RESULTS_FILE), digestOf);
+  const metadata: RunMetadata = { ...existing, status: "running", finishedAt: null };
+  delete metadata.failure;
+  return { directory, metadata, previous: results, notes };
+}
