@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { toolError, type JsonSchema, type ToolKind, type ToolResult, type ToolSpec } from "../../core/index.ts";
+
+/**
+ * A tool as an environment defines it: a zod schema for its arguments and the code that runs it on the
+ * episode's state. The JSON Schema the model sees is derived from the zod schema, so the two cannot drift.
+ */
+export interface ToolDefinition<State, Input = unknown> {
+  name: string;
+  description: string;
+  kind: ToolKind;
+  input: z.ZodType<Input>;
+  execute(state: State, input: Input): ToolResult;
+}
+
+/** Keeps the input type of each tool while collecting them in one list. */
+export function defineTool<State, Input>(tool: ToolDefinition<State, Input>): ToolDefinition<State, Input> {
+  return tool;
+}
+
+/** The JSON Schema of a tool's arguments, as OpenAI-style function calling expects it (no `$schema`). */
+export function argumentsSchema(input: z.ZodType): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(input, { io: "input" }) as Record<string, unknown>;
+  return schema as JsonSchema;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === "number") return `the number ${value}`;
+  return `a ${typeof value}`;
+}
+
+/** One readable sentence for the model from zod's issues: where, what was expected, what came. */
+export function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[], input: unknown): string {
+  const parts = issues.slice(0, 3).map((issue) => {
+    const where = issue.path.length > 0 ? `argument '${issue.path.join(".")}'` : "arguments";
+    if (issue.code === "unrecognized_keys") return `unexpected argument${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => `'${key}'`).join(", ")}`;
+    let value: unknown = input;
+    for (const key of issue.path) value = value && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+    if (issue.code === "invalid_type" && value === undefined) return `missing required ${where}`;
+    return `${where}: ${issue.message.replace(/^Invalid input: /, "").replace(/, received \w+$/, "")}, got ${describeValue(value)}`;
+  });
+  return `${toolName}: ${parts.join("; ")}`;
+}
+
+/** The tools of an environment: their specs for the model and one validated way to call them. */
+export interface Toolbox<State> {
+  readonly specs: ToolSpec[];
+  readonly names: readonly string[];
+  kind(name: string): ToolKind | undefined;
+  /** Validates the arguments once, here; a failure is a readable `invalid_arguments` tool error. */
+  call(state: State, name: string, args: unknown): ToolResult;
+}
+
+// Each tool keeps its own input type; the list only needs them to share the state.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function createToolbox<State>(tools: ReadonlyArray<ToolDefinition<State, any>>): Toolbox<State> {
+  const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition<State, unknown>]));
+  const specs: ToolSpec[] = tools.map((tool) => ({
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: argumentsSchema(tool.input) },
+  }));
+  const names = tools.map((tool) => tool.name);
+  return {
+    specs,
+    names,
+    kind: (name) => byName.get(name)?.kind,
+    call(state, name, args) {
+      const tool = byName.get(name);
+      if (!tool) return toolError("unknown_tool", `unknown tool '${name}'; available tools: ${names.join(", ")}`);
+      const parsed = tool.input.safeParse(args ?? {});
+      if (!parsed.success) return toolError("invalid_arguments", describeIssues(name, parsed.error.issues, args));
+      return tool.execute(state, parsed.data);
+    },
+  };
+}
