@@ -96,6 +96,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     defaultSplit: options.defaultSplit,
     configSchema,
     maxTurns: (task) => task.settings.max_steps,
+    taskCount: ({ split }) => bundle().splits()[split]?.length ?? 0,
     generate({ split, index, config }) {
       const ids = bundle().splits()[split];
       if (!ids || ids.length === 0)
