@@ -4,19 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parquetReadObjects } from "hyparquet";
-import { main } from "../src/cli/main.ts";
+import { runCli } from "./support/run-cli.ts";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
 import { createServerApp } from "../src/server/app.ts";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 
-async function quietly(run: () => Promise<number>): Promise<number> {
-  const write = process.stdout.write;
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  try {
-    return await run();
-  } finally {
-    process.stdout.write = write;
-  }
+async function quietly(run: Promise<{ code: number }>): Promise<number> {
+  return (await run).code;
 }
 
 describe("toolgym dataset", () => {
@@ -24,11 +18,8 @@ describe("toolgym dataset", () => {
     const directory = mkdtempSync(join(tmpdir(), "toolgym-dataset-"));
     const jsonl = join(directory, "prompts.jsonl");
     const parquet = join(directory, "prompts.parquet");
-    assert.equal(await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", jsonl])), 0);
-    assert.equal(
-      await quietly(() => main(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", parquet])),
-      0,
-    );
+    assert.equal(await quietly(runCli(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", jsonl])), 0);
+    assert.equal(await quietly(runCli(["dataset", "mock", "--split", "train", "--n", "12", "--seed", "9", "--config", '{"keys": 7}', "--out", parquet])), 0);
     const rows = readFileSync(jsonl, "utf8")
       .trim()
       .split("\n")
@@ -42,7 +33,9 @@ describe("toolgym dataset", () => {
     );
     const { app } = createServerApp({ environments: ENVIRONMENTS });
     for (const row of rows.slice(0, 4)) {
-      assert.deepEqual(Object.keys(row), ["prompt", "env", "split", "seed", "index", "config"]);
+      assert.deepEqual(Object.keys(row), ["prompt", "env", "env_version", "split", "seed", "index", "config", "prompt_hash"]);
+      assert.equal(row.env_version, mockEnvironment.version);
+      assert.match(row.prompt_hash, /^[0-9a-f]{64}$/);
       assert.equal(row.config, '{"keys":7}');
       const task = mockEnvironment.generate({ split: "train", seed: 9, index: row.index, config: { keys: 7 } });
       assert.deepEqual(row.prompt, mockEnvironment.start(task).messages);
@@ -56,17 +49,14 @@ describe("toolgym dataset", () => {
 
   it("rejects a bad split, config or output extension with a usage error", async () => {
     const errors: string[] = [];
-    const write = process.stderr.write;
-    process.stderr.write = ((text: string) => {
-      errors.push(text);
-      return true;
-    }) as typeof process.stderr.write;
-    try {
-      assert.equal(await main(["dataset", "mock", "--split", "nope", "--n", "2", "--out", "/tmp/x.jsonl"]), 2);
-      assert.equal(await main(["dataset", "mock", "--config", '{"bad": 1}', "--n", "2", "--out", "/tmp/x.jsonl"]), 2);
-      assert.equal(await main(["dataset", "mock", "--n", "2", "--out", "/tmp/x.csv"]), 2);
-    } finally {
-      process.stderr.write = write;
+    for (const argv of [
+      ["dataset", "mock", "--split", "nope", "--n", "2", "--out", "/tmp/x.jsonl"],
+      ["dataset", "mock", "--config", '{"bad": 1}', "--n", "2", "--out", "/tmp/x.jsonl"],
+      ["dataset", "mock", "--n", "2", "--out", "/tmp/x.csv"],
+    ]) {
+      const result = await runCli(argv);
+      assert.equal(result.code, 2);
+      errors.push(result.stderr);
     }
     assert.match(errors.join(""), /unknown split 'nope'/);
     assert.match(errors.join(""), /bad/);

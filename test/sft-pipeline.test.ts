@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parquetMetadata, parquetReadObjects, parquetSchema } from "hyparquet";
-import { main } from "../src/cli/main.ts";
+import { runCli } from "./support/run-cli.ts";
 import { prepareTau2Sft } from "../src/data/sft/pipeline.ts";
 import { generateTau2Lines } from "../src/data/synth/generate.ts";
 import { qwen3TokenizerDir } from "./support/qwen3.ts";
@@ -51,7 +51,7 @@ test("malformed lines are reported by line number, the rest is processed in orde
     [
       [6, "malformed-json"],
       [13, "invalid-record"],
-      [24, "context-ends-with-assistant"],
+      [24, "prefix-mismatch"],
     ],
   );
   assert.match(threaded.issues[0].detail, /unterminated|expected/);
@@ -101,29 +101,16 @@ test("toolgym sft synth + sft tau2 --only-correct from the command line", async 
   const work = mkdtempSync(join(tmpdir(), "toolgym-sft-cli-"));
   const input = join(work, "synth.jsonl");
   const output = join(work, "out.jsonl");
-  const written: string[] = [];
-  const original = process.stdout.write.bind(process.stdout);
-  // record and pass through: swallowing stdout would also swallow the test reporter's output
-  process.stdout.write = ((chunk: string) => {
-    written.push(String(chunk));
-    return original(chunk);
-  }) as typeof process.stdout.write;
-  let synthCode: number;
-  let tau2Code: number;
-  try {
-    synthCode = await main(["sft", "synth", "--n", "30", "--out", input, "--seed", "2"]);
-    tau2Code = await main(["sft", "tau2", input, "--model-dir", directory, "--out", output, "--only-correct", "--workers", "0", "--max-tokens", "32768"]);
-  } finally {
-    process.stdout.write = original;
-  }
-  assert.equal(synthCode, 0);
-  assert.equal(tau2Code, 0);
+  const synth = await runCli(["sft", "synth", "--n", "30", "--out", input, "--seed", "2"]);
+  const tau2 = await runCli(["sft", "tau2", input, "--model-dir", directory, "--out", output, "--only-correct", "--workers", "0", "--max-tokens", "32768"]);
+  assert.equal(synth.code, 0, synth.stderr);
+  assert.equal(tau2.code, 0, tau2.stderr);
   const lines = readFileSync(input, "utf8").trim().split("\n");
   assert.equal(lines.length, 30);
   const correct = lines.filter((line) => (JSON.parse(line) as { metadata: { correct: number } }).metadata.correct === 1).length;
   const rows = readRows(output);
   assert.equal(rows.length, correct);
   assert.ok(rows.every((row) => row.metadata.correct === 1));
-  assert.match(written.join(""), /rows in 30, out \d+/);
-  assert.equal(await main(["sft", "tau2", input, "--model-dir", directory, "--out", join(work, "x.csv")]), 2);
+  assert.match(tau2.stdout, /rows in 30, out \d+/);
+  assert.equal((await runCli(["sft", "tau2", input, "--model-dir", directory, "--out", join(work, "x.csv")])).code, 2);
 });

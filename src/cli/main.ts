@@ -1,45 +1,73 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { ToolgymError } from "../core/index.ts";
 import { registerAudit } from "./commands/audit.ts";
-import { registerEval } from "./commands/eval.ts";
-import { registerReplay } from "./commands/replay.ts";
-import { registerScore } from "./commands/score.ts";
-import { registerReport } from "./commands/report.ts";
-import { registerShow } from "./commands/show.ts";
-import { registerSft } from "./commands/sft.ts";
-import { registerServe } from "./commands/serve.ts";
 import { registerDataset } from "./commands/dataset.ts";
+import { registerEval } from "./commands/eval.ts";
+import { registerExport } from "./commands/export.ts";
+import { registerList } from "./commands/list.ts";
+import { registerReplay } from "./commands/replay.ts";
+import { registerReport } from "./commands/report.ts";
+import { registerScore } from "./commands/score.ts";
+import { registerServe } from "./commands/serve.ts";
+import { registerSft } from "./commands/sft.ts";
+import { registerShow } from "./commands/show.ts";
 import { registerView } from "./commands/view.ts";
+import { EXIT_OK, EXIT_USAGE, reportError } from "./errors.ts";
+import type { CliIo, CommandContext } from "./io.ts";
 
-/** Entry point of the `toolgym` command; returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export type { CliIo } from "./io.ts";
+
+/** The package version, from package.json (one source of truth). */
+export function toolgymVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/** commander codes that mean "help or version was printed as asked": not an error. */
+const PRINTED = new Set(["commander.helpDisplayed", "commander.version"]);
+
+/**
+ * Entry point of the `toolgym` command: parses `argv` (without the node and script paths), runs the
+ * command with `io`'s streams and returns the exit code (0 ok, 1 runtime failure, 2 usage, 130
+ * interrupted). Every failure is one line `toolgym: <message> [CODE]` on `io.stderr`.
+ */
+export async function main(argv: string[], io: CliIo): Promise<number> {
   const program = new Command("toolgym")
     .description("Train and evaluate tool-using LLM agents on deterministic environments.")
+    .version(toolgymVersion(), "-V, --version", "print the toolgym version")
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  let exitCode = 0;
-  const setExitCode = (code: number) => {
-    exitCode = code;
+    .showSuggestionAfterError(true)
+    // commander's own error text is replaced by reportError's one line; help goes where it was asked for.
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: () => undefined });
+  let exitCode = EXIT_OK;
+  const context: CommandContext = {
+    io,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
   };
-  registerEval(program, setExitCode);
-  registerAudit(program, setExitCode);
-  registerShow(program);
-  registerSft(program, setExitCode);
-  registerReplay(program);
-  registerScore(program);
-  registerReport(program);
-  registerServe(program);
-  registerDataset(program);
-  registerView(program);
+  registerEval(program, context);
+  registerAudit(program, context);
+  registerShow(program, context);
+  registerList(program, context);
+  registerSft(program, context);
+  registerReplay(program, context);
+  registerScore(program, context);
+  registerExport(program, context);
+  registerReport(program, context);
+  registerServe(program, context);
+  registerDataset(program, context);
+  registerView(program, context);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (ToolgymError.isInstance(error)) {
-      process.stderr.write(`toolgym: ${error.message} [${error.code}]\n`);
-      return error.boundary === "cli" || error.boundary === "config" ? 2 : 1;
-    }
-    throw error;
+    if (error instanceof CommanderError && PRINTED.has(error.code)) return EXIT_OK;
+    // `toolgym` alone: commander printed the help on stderr; that is a usage error.
+    if (error instanceof CommanderError && error.code === "commander.help") return EXIT_USAGE;
+    const command = program.commands.find((candidate) => candidate.name() === argv[0])?.name();
+    const report = reportError(error, command);
+    io.stderr.write(`${[report.line, ...(report.details ?? [])].join("\n")}\n`);
+    return report.exitCode;
   }
   return exitCode;
 }

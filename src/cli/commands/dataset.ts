@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { getEnvironment } from "../../envs/registry.ts";
 import { writePromptDataset } from "../../training/prompt-dataset.ts";
-import { parseInteger } from "../options.ts";
+import type { CommandContext } from "../io.ts";
+import { parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
+import { writeOutputAtomically } from "../output-file.ts";
 
 interface DatasetOptions {
   split?: string;
@@ -11,20 +13,25 @@ interface DatasetOptions {
   out: string;
 }
 
-export function registerDataset(program: Command): void {
+export function registerDataset(program: Command, { io }: CommandContext): void {
   program
     .command("dataset")
-    .description("Write a GRPO prompt dataset (rows {prompt, env, split, seed, index, config}) that TRL loads with `datasets`.")
-    .argument("<env>", "environment id")
-    .requiredOption("--out <file>", "output file, .jsonl or .parquet")
-    .option("--split <split>", "task split (default: the environment's default split)")
-    .option("--n <n>", "number of rows", parseInteger("--n"), 4096)
-    .option("--seed <seed>", "seed of the task set", parseInteger("--seed"), 0)
-    .option("--config <json>", "environment config as JSON", "{}")
+    .description(
+      "Write a GRPO prompt dataset (rows {prompt, env, env_version, split, seed, index, config, prompt_hash}) that TRL loads with `datasets`; " +
+        "toolgym_trl's reset() refuses a row whose env_version or prompt_hash the server no longer matches.",
+    )
+    .argument("<env>", "environment id (toolgym list envs)")
+    .requiredOption("--out <file>", "output file, .jsonl or .parquet", parseText("--out"))
+    .option("--split <split>", "task split (default: the environment's default split)", parseText("--split"))
+    .option("--n <n>", "number of rows", parseInteger("--n", { min: 1 }), 4096)
+    .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
+    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
     .action(async (envId: string, options: DatasetOptions) => {
       const env = getEnvironment(envId);
-      const split = options.split ?? env.defaultSplit;
-      const count = await writePromptDataset({ env, split, n: options.n, seed: options.seed, config: options.config, out: options.out });
-      process.stdout.write(`wrote ${count} prompts (${env.id}, split ${split}, seed ${options.seed}) to ${options.out}\n`);
+      const split = resolveSplit(env, options.split);
+      const count = await writeOutputAtomically(options.out, (path) =>
+        writePromptDataset({ env, split, n: options.n, seed: options.seed, config: options.config, out: path }),
+      );
+      io.stdout.write(`wrote ${count} prompts (${env.id}, split ${split}, seed ${options.seed}) to ${options.out}\n`);
     });
 }

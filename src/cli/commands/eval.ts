@@ -1,9 +1,24 @@
 import type { Command } from "commander";
 import { UsageError, parseConfig, type JsonValue } from "../../core/index.ts";
 import { DEFAULT_EVAL_ENVIRONMENTS, getEnvironment } from "../../envs/registry.ts";
-import { formatSummaryTable, modelLabel, runEvaluation, type EvaluationRow, type ModelSpec } from "../../eval/run-evaluation.ts";
-import { runSuiteCommand } from "../../eval/suites/command.ts";
-import { collect, parseInteger, parseJsonOption, parseNumber } from "../options.ts";
+import { formatSummaryTable, modelLabel, runEvaluation, type EvaluationRow, type ModelSpec, type RunSummary } from "../../eval/run-evaluation.ts";
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME } from "../errors.ts";
+import type { CliIo, CommandContext } from "../io.ts";
+import {
+  collectText,
+  parseChoice,
+  parseInteger,
+  parseJson,
+  parseJsonText,
+  parseNumber,
+  parseText,
+  requireHttpUrl,
+  resolveSplit,
+  splitList,
+} from "../options.ts";
+import { preflightAll } from "../preflight.ts";
+import { describeErrored, describeFailedRuns } from "../run-errors.ts";
+import { runSuiteForCli } from "./eval-suite.ts";
 
 export interface EvalCommandOptions {
   env?: string;
@@ -12,6 +27,9 @@ export interface EvalCommandOptions {
   seed: number;
   split?: string;
   config?: string;
+  /** tau2 environments: the simulated user's and the NL judge's model, URL#NAME (merged into the config). */
+  userModel?: string;
+  judgeModel?: string;
   out?: string;
   quiet?: boolean;
   baseUrl?: string[];
@@ -25,36 +43,30 @@ export interface EvalCommandOptions {
   topK?: number;
   maxTokens?: number;
   samplingSeed?: number;
-  chatTemplateKwargs?: string;
+  chatTemplateKwargs?: Record<string, JsonValue>;
   maxTurns?: number;
   timeout?: number;
-  httpClient?: string;
+  httpClient?: "undici" | "openai";
   maxRetries?: number;
   resume?: boolean;
   runId?: string;
   suite?: string;
   dataDir?: string;
-}
-
-function httpClient(value: string): "undici" | "openai" {
-  if (value === "undici" || value === "openai") return value;
-  throw new UsageError({ message: `--http-client must be 'undici' or 'openai', got '${value}'` });
+  preflight: boolean;
 }
 
 const MODEL_TARGET = /^([A-Za-z0-9][\w.-]*)=([^#]+)#(.+)$/;
+const DEFAULT_N = 100;
 
 /** The models to evaluate: `--model NAME` with `--base-url`, or `--model LABEL=URL[,URL…]#NAME`; none: scripted agents. */
-function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
+export function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
   const models = options.model ?? [];
-  const baseUrls = options.baseUrl ?? [];
+  const baseUrls = (options.baseUrl ?? []).map((url) => requireHttpUrl("--base-url", url));
   if (models.length === 0) {
     if (baseUrls.length > 0) throw new UsageError({ code: "MODEL_MISSING", message: "--base-url needs --model NAME (the model id the server serves)" });
     return [{ kind: "scripted", ...(options.agent ? { policy: options.agent } : {}) }];
   }
-  const kwargs = parseJsonOption("--chat-template-kwargs", options.chatTemplateKwargs);
-  if (kwargs !== undefined && (typeof kwargs !== "object" || kwargs === null || Array.isArray(kwargs))) {
-    throw new UsageError({ message: `--chat-template-kwargs must be a JSON object, e.g. '{"enable_thinking": false}'` });
-  }
+  if (options.agent) throw new UsageError({ code: "OPTION_CONFLICT", message: "--agent picks a scripted agent; it cannot be combined with --model" });
   const sampling = {
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.topP !== undefined ? { top_p: options.topP } : {}),
@@ -69,6 +81,7 @@ function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
           .split(",")
           .map((url) => url.trim())
           .filter(Boolean)
+          .map((url) => requireHttpUrl(`--model ${target[1]}=…`, url))
       : baseUrls;
     if (urls.length === 0)
       throw new UsageError({ code: "BASE_URL_MISSING", message: `--model ${text}: pass --base-url URL (repeatable) or --model LABEL=URL#NAME` });
@@ -81,35 +94,92 @@ function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
       baseUrls: urls,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
       sampling,
-      ...(kwargs ? { chatTemplateKwargs: kwargs as Record<string, JsonValue> } : {}),
+      ...(options.chatTemplateKwargs ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
       ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-      ...(options.httpClient ? { client: httpClient(options.httpClient) } : {}),
+      ...(options.httpClient ? { client: options.httpClient } : {}),
     };
   });
 }
 
-export async function runEvalCommand(options: EvalCommandOptions): Promise<number> {
-  const envIds = options.env
-    ? options.env
-        .split(",")
-        .map((id) => id.trim())
-        .filter(Boolean)
-    : DEFAULT_EVAL_ENVIRONMENTS;
-  if (envIds.length === 0) throw new UsageError({ message: "no environment selected; pass --env ID" });
-  const models = modelSpecs(options);
-  const rows: EvaluationRow[] = envIds.map((id) => {
+/** `--config` with `--user-model`/`--judge-model` merged in as `user_model`/`judge_model` (tau2 environments only). */
+function withModelRoles(env: { id: string; family?: string }, options: EvalCommandOptions): string {
+  const roles = { ...(options.userModel ? { user_model: options.userModel } : {}), ...(options.judgeModel ? { judge_model: options.judgeModel } : {}) };
+  if (Object.keys(roles).length === 0) return options.config ?? "{}";
+  if (env.family !== "tau2")
+    throw new UsageError({ code: "OPTION_UNSUPPORTED", message: `--user-model and --judge-model apply to tau2 environments only, not ${env.id}` });
+  return JSON.stringify({ ...(JSON.parse(options.config ?? "{}") as object), ...roles });
+}
+
+/** A row per environment; `--n` beyond a fixed dataset is refused (it would silently repeat tasks and shrink the CIs). */
+function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
+  const envIds = options.env ? splitList("--env", options.env) : DEFAULT_EVAL_ENVIRONMENTS;
+  return envIds.map((id) => {
     const env = getEnvironment(id);
+    const split = resolveSplit(env, options.split);
+    const config = parseConfig(env.id, env.configSchema, withModelRoles(env, options));
+    const n = options.n ?? DEFAULT_N;
+    const available = env.taskCount?.({ split, config });
+    if (available !== undefined && n > available) {
+      throw new UsageError({
+        code: "N_BEYOND_DATASET",
+        message: `--n ${n} is more than the ${available} distinct tasks of ${env.id} (split ${split}) with this config; pass --n ${available} or less (use --samples K to repeat each task)`,
+      });
+    }
     return {
       env,
-      config: parseConfig(env.id, env.configSchema, options.config ?? "{}"),
-      split: options.split ?? env.defaultSplit,
+      config,
+      split,
       seed: options.seed,
-      n: options.n ?? 100,
+      n,
       ...(options.samples !== undefined ? { samples: options.samples } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     };
   });
+}
+
+/** Checks every model server once before the first episode (skipped with --no-preflight). */
+export async function checkServers(models: ModelSpec[], options: { preflight: boolean }, io: CliIo): Promise<void> {
+  if (!options.preflight) return;
+  const targets = models.flatMap((model) =>
+    model.kind === "openai" ? model.baseUrls.map((baseUrl) => ({ baseUrl, model: model.name, ...(model.apiKey ? { apiKey: model.apiKey } : {}) })) : [],
+  );
+  await preflightAll(targets, io.stderr);
+}
+
+/** Exit code and messages after the runs: every episode errored is a failure, with the reasons. */
+export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: boolean): number {
+  const directories = summaries.map(
+    (summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`,
+  );
+  io.stdout.write(`${formatSummaryTable(summaries)}\n\nruns:\n${directories.join("\n")}\n`);
+  if (interrupted) {
+    const done = summaries.reduce((sum, summary) => sum + summary.scored + summary.errored, 0);
+    const total = summaries.reduce((sum, summary) => sum + summary.total, 0);
+    io.stderr.write(`toolgym: interrupted; ${done} of ${total} episodes are saved; run the same command with --resume to finish [INTERRUPTED]\n`);
+    return EXIT_INTERRUPTED;
+  }
+  const failed = summaries.filter((summary) => summary.status === "failed" || (summary.scored === 0 && summary.errored > 0));
+  for (const summary of summaries.filter((candidate) => !failed.includes(candidate) && candidate.errored > 0)) {
+    io.stderr.write(`toolgym: note: ${describeErrored(summary)}; errored episodes are excluded from the means\n`);
+  }
+  if (failed.length === 0) return EXIT_OK;
+  io.stderr.write(`toolgym: every episode errored in ${describeFailedRuns(failed)} [EPISODES_ALL_ERRORED]\n`);
+  return EXIT_RUNTIME;
+}
+
+export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Promise<number> {
+  const models = modelSpecs(options);
+  if (options.suite) {
+    await checkServers(models, options, io);
+    return runSuiteForCli(
+      { suite: options.suite, models, dataDir: options.dataDir, out: options.out, quiet: options.quiet, concurrency: options.concurrency },
+      io,
+    );
+  }
+  const rows = evaluationRows(options);
+  await checkServers(models, options, io);
+  const signal = io.interrupts?.();
   const summaries = await runEvaluation({
     rows,
     models,
@@ -118,60 +188,60 @@ export async function runEvalCommand(options: EvalCommandOptions): Promise<numbe
     resume: options.resume,
     runId: options.runId,
     quiet: options.quiet,
+    progress: io.stderr as NodeJS.WritableStream,
+    ...(signal ? { signal } : {}),
   });
-  const directories = summaries.map(
-    (summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`,
-  );
-  process.stdout.write(`${formatSummaryTable(summaries)}\n\nruns:\n${directories.join("\n")}\n`);
-  return 0;
+  return finishRuns(summaries, io, signal?.aborted ?? false);
 }
 
-export function registerEval(program: Command, setExitCode: (code: number) => void): void {
+export function registerEval(program: Command, { io, setExitCode }: CommandContext): void {
   program
     .command("eval")
     .description(
       "Run agents over environments: a model behind an OpenAI-compatible server (--base-url, --model), or with no model the built-in scripted agents.",
     )
-    .option("--env <ids>", "comma-separated environment ids")
-    .option("--agent <id>", "scripted agent (default: the environment's oracle)")
-    .option("--n <n>", "tasks per environment (default 100)", parseInteger("--n"))
-    .option("--seed <seed>", "seed of the task set", parseInteger("--seed"), 0)
-    .option("--split <split>", "task split")
-    .option("--config <json>", "environment config as JSON")
-    .option("--base-url <url>", "OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (repeat for replicas)", collect)
-    .option("--model <name>", "model id the server serves, or LABEL=URL[,URL...]#NAME (repeatable)", collect)
-    .option("--label <label>", "model label in the run directory name (default: from --model)")
-    .option("--api-key <key>", "API key (default: $OPENAI_API_KEY); never written to files or logs")
-    .option("--concurrency <c>", "episodes in flight (default 64)", parseInteger("--concurrency"))
-    .option("--samples <k>", "samples per task (default 1)", parseInteger("--samples"))
-    .option("--temperature <t>", "sampling temperature", parseNumber("--temperature"))
-    .option("--top-p <p>", "nucleus sampling", parseNumber("--top-p"))
-    .option("--top-k <k>", "top-k sampling (vLLM, SGLang)", parseInteger("--top-k"))
-    .option("--max-tokens <n>", "maximum tokens per model turn", parseInteger("--max-tokens"))
-    .option("--sampling-seed <seed>", "base seed of the per-request sampling seeds", parseInteger("--sampling-seed"))
-    .option("--chat-template-kwargs <json>", `chat template kwargs, e.g. '{"enable_thinking": false}'`)
-    .option("--max-turns <t>", "turn limit per episode (default: the environment's)", parseInteger("--max-turns"))
-    .option("--timeout <seconds>", "per-request time-out (default 600)", parseNumber("--timeout"))
-    .option("--http-client <client>", "undici (default: pooled, fastest) or openai (the official openai npm client)")
-    .option("--max-retries <n>", "retries of a failing model call before the episode is recorded as errored (default 6)", parseInteger("--max-retries"))
-    .option("--out <dir>", "root of the run directories (default runs)")
+    .option("--env <ids>", "comma-separated environment ids (toolgym list envs)", parseText("--env"))
+    .option("--agent <id>", "scripted agent (default: the environment's oracle; toolgym list agents)", parseText("--agent"))
+    .option("--n <n>", `tasks per environment (default ${DEFAULT_N})`, parseInteger("--n", { min: 1 }))
+    .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
+    .option("--split <split>", "task split", parseText("--split"))
+    .option("--config <json>", "environment config as JSON", parseJsonText("--config", '{"key": 1}'))
+    .option("--user-model <url#name>", "tau2: the simulated user's model, URL#NAME (default: a scripted user)", parseText("--user-model"))
+    .option("--judge-model <url#name>", "tau2: the NL_ASSERTION judge's model, URL#NAME (default: none; such episodes are partial)", parseText("--judge-model"))
+    .option("--base-url <url>", "OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (repeat for replicas)", collectText("--base-url"))
+    .option("--model <name>", "model id the server serves, or LABEL=URL[,URL...]#NAME (repeatable)", collectText("--model"))
+    .option("--label <label>", "model label in the run directory name (default: from --model)", parseText("--label"))
+    .option("--api-key <key>", "API key (default: $OPENAI_API_KEY); never written to files or logs", parseText("--api-key"))
+    .option("--no-preflight", "skip the GET <base-url>/models check before the first episode")
+    .option("--concurrency <c>", "episodes in flight (default 64)", parseInteger("--concurrency", { min: 1, max: 4096 }))
+    .option("--samples <k>", "samples per task (default 1)", parseInteger("--samples", { min: 1 }))
+    .option("--temperature <t>", "sampling temperature", parseNumber("--temperature", { min: 0 }))
+    .option("--top-p <p>", "nucleus sampling", parseNumber("--top-p", { above: 0, max: 1 }))
+    .option("--top-k <k>", "top-k sampling (vLLM, SGLang; -1 disables)", parseInteger("--top-k", { min: -1 }))
+    .option("--max-tokens <n>", "maximum tokens per model turn", parseInteger("--max-tokens", { min: 1 }))
+    .option("--sampling-seed <seed>", "base seed of the per-request sampling seeds", parseInteger("--sampling-seed", { min: 0 }))
+    .option(
+      "--chat-template-kwargs <json>",
+      `chat template kwargs, e.g. '{"enable_thinking": false}'`,
+      parseJson("--chat-template-kwargs", { object: true, example: '{"enable_thinking": false}' }),
+    )
+    .option("--max-turns <t>", "turn limit per episode (default: the environment's)", parseInteger("--max-turns", { min: 1 }))
+    .option("--timeout <seconds>", "per-request time-out (default 600)", parseNumber("--timeout", { above: 0 }))
+    .option(
+      "--http-client <client>",
+      "undici (default: pooled, fastest) or openai (the official openai npm client)",
+      parseChoice("--http-client", ["undici", "openai"]),
+    )
+    .option(
+      "--max-retries <n>",
+      "retries of a failing model call before the episode is recorded as errored (default 6)",
+      parseInteger("--max-retries", { min: 0, max: 100 }),
+    )
+    .option("--out <dir>", "root of the run directories (default runs)", parseText("--out"))
     .option("--resume", "continue the newest run with the same options: finished episodes are kept, the rest rerun")
-    .option("--run-id <id>", "run id (directory name) to create or, with --resume, to continue")
+    .option("--run-id <id>", "run id (directory name) to create or, with --resume, to continue", parseText("--run-id"))
     .option("--quiet", "no progress bar")
-    .option("--suite <name|file>", "run a suite: seed-card, quick, an environment id, or a .json/.yaml file (then: toolgym report OUT --card)")
-    .option("--data-dir <dir>", "with --suite seed-card: directory holding musique_ans_v1.0_dev.jsonl and dev.json")
-    .action(async (options: EvalCommandOptions) => {
-      if (options.suite)
-        return setExitCode(
-          await runSuiteCommand({
-            suite: options.suite,
-            models: modelSpecs(options),
-            dataDir: options.dataDir,
-            out: options.out,
-            quiet: options.quiet,
-            concurrency: options.concurrency,
-          }),
-        );
-      setExitCode(await runEvalCommand(options));
-    });
+    .option("--suite <name|file>", "run a suite: seed-card, quick, an environment id, or a .json/.yaml file (toolgym list suites)", parseText("--suite"))
+    .option("--data-dir <dir>", "with --suite seed-card: directory holding the official dev files", parseText("--data-dir"))
+    .action(async (options: EvalCommandOptions) => setExitCode(await runEvalCommand(options, io)));
 }

@@ -1,35 +1,33 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Command } from "commander";
-import { UsageError } from "../../core/index.ts";
 import { createReport, type ReportFormat } from "../../eval/report/index.ts";
+import type { CommandContext } from "../io.ts";
+import { parseChoice, parseText } from "../options.ts";
+import { writeOutputAtomically } from "../output-file.ts";
+import { selectRuns } from "../select-runs.ts";
+import { writeFileSync } from "node:fs";
 
 interface ReportCommandOptions {
-  format: string;
+  format: ReportFormat;
   out?: string;
   card?: boolean;
   allowMismatch?: boolean;
 }
 
-export function registerReport(program: Command): void {
+export function registerReport(program: Command, { io }: CommandContext): void {
   program
     .command("report")
     .description("Tabulate eval runs: CIs per model, paired differences with Holm-corrected significance, optional model card.")
-    .argument("<run-dirs...>", "run directories, suite output directories, or folders holding them")
-    .option("--format <format>", "md, json or html (self-contained, offline)", "md")
-    .option("--out <file>", "write to FILE instead of stdout")
+    .argument("<run-dirs...>", "run directories, suite output directories, or folders holding them (the newest run per benchmark and model is used)")
+    .option("--format <format>", "md, json or html (self-contained, offline)", parseChoice("--format", ["md", "json", "html"] as const), "md")
+    .option("--out <file>", "write to FILE instead of stdout", parseText("--out"))
     .option("--card", "write a model card README (markdown) with a finding per row")
     .option("--allow-mismatch", "compare runs whose generation paths or task sets differ (the table says so)")
-    .action((runDirectories: string[], options: ReportCommandOptions) => {
-      if (!["md", "json", "html"].includes(options.format))
-        throw new UsageError({ code: "REPORT_FORMAT", message: `unknown --format '${options.format}'; use md, json or html` });
-      const { text } = createReport(runDirectories, { format: options.format as ReportFormat, card: options.card, allowMismatch: options.allowMismatch });
-      if (options.out) {
-        mkdirSync(dirname(options.out), { recursive: true });
-        writeFileSync(options.out, text);
-        process.stderr.write(`report written to ${options.out}\n`);
-      } else {
-        process.stdout.write(text);
-      }
+    .action(async (runDirectories: string[], options: ReportCommandOptions) => {
+      const selection = selectRuns(runDirectories);
+      for (const note of selection.notes) io.stderr.write(`toolgym: note: ${note}\n`);
+      const { text } = createReport(selection.paths, { format: options.format, card: options.card, allowMismatch: options.allowMismatch });
+      if (!options.out) return void io.stdout.write(text);
+      await writeOutputAtomically(options.out, (path) => writeFileSync(path, text));
+      io.stderr.write(`report written to ${options.out}\n`);
     });
 }

@@ -1,6 +1,9 @@
 import type { Command } from "commander";
 import { UsageError } from "../../core/index.ts";
-import { formatOfficialOutput, metricValues, scoreMusiqueFiles, scoreWikiFiles } from "../../envs/multihop/score-files.ts";
+import { OFFICIAL_SCORERS } from "../../envs/multihop/export-predictions.ts";
+import { formatOfficialOutput, metricValues } from "../../envs/multihop/score-files.ts";
+import type { CommandContext } from "../io.ts";
+import { parseInputFile, requireInputFile } from "../options.ts";
 
 export interface ScoreOptions {
   gold: string;
@@ -14,32 +17,37 @@ export interface ScoreOutput {
   err(text: string): void;
 }
 
-/** Scores and prints; `output` defaults to stdout/stderr (tests pass a collector). */
-export function runScoreCommand(
-  dataset: string,
-  options: ScoreOptions,
-  output: ScoreOutput = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) },
-): void {
-  if (dataset !== "musique" && dataset !== "2wiki") throw new UsageError({ message: `unknown dataset '${dataset}'; use musique or 2wiki` });
-  if (dataset === "musique" && options.aliases) throw new UsageError({ message: "--aliases is for 2wiki; MuSiQue aliases are inside the gold file" });
-  const result =
-    dataset === "musique"
-      ? scoreMusiqueFiles({ goldFile: options.gold, predictionFile: options.pred })
-      : scoreWikiFiles({ goldFile: options.gold, predictionFile: options.pred, ...(options.aliases ? { aliasesFile: options.aliases } : {}) });
+const DATASETS = Object.keys(OFFICIAL_SCORERS);
+
+/** Scores and prints through `output` (the command's streams, or a test's collector). */
+export function runScoreCommand(dataset: string, options: ScoreOptions, output: ScoreOutput): void {
+  const scorer = Object.hasOwn(OFFICIAL_SCORERS, dataset) ? OFFICIAL_SCORERS[dataset as keyof typeof OFFICIAL_SCORERS] : undefined;
+  if (!scorer) throw new UsageError({ code: "DATASET_UNKNOWN", message: `unknown dataset '${dataset}'; use ${DATASETS.join(" or ")}` });
+  if (options.aliases && !scorer.acceptsAliases)
+    throw new UsageError({ code: "OPTION_CONFLICT", message: `--aliases does not apply to ${dataset} (its aliases are inside the gold file)` });
+  const result = scorer.score({
+    goldFile: requireInputFile("--gold", options.gold),
+    predictionFile: requireInputFile("--pred", options.pred),
+    ...(options.aliases ? { aliasesFile: requireInputFile("--aliases", options.aliases) } : {}),
+  });
   for (const note of result.notes) output.err(`toolgym: note: ${note}\n`);
   if (options.json)
     output.out(`${JSON.stringify({ dataset: result.dataset, n: result.n, metrics: metricValues(result), messages: result.messages }, null, 2)}\n`);
   else output.out(`${formatOfficialOutput(result)}\n`);
 }
 
-export function registerScore(program: Command): void {
+export function registerScore(program: Command, { io }: CommandContext): void {
   program
     .command("score")
-    .description("Score a prediction file with the official metrics: musique (evaluate_v1.0.py) or 2wiki (2wikimultihop_evaluate_v1.1.py).")
-    .argument("<dataset>", "musique | 2wiki")
-    .requiredOption("--gold <file>", "gold file: musique_ans_v1.0_dev.jsonl (MuSiQue) or dev.json of data_ids.zip (2Wiki)")
-    .requiredOption("--pred <file>", "predictions in the official format (MuSiQue JSON Lines; 2Wiki {answer, sp, evidence})")
-    .option("--aliases <file>", "2Wiki id_aliases.json (JSON Lines); without it answers are scored with no alias expansion")
+    .description(
+      `Score a prediction file with the official metrics: ${DATASETS.map((name) => `${name} (${OFFICIAL_SCORERS[name as keyof typeof OFFICIAL_SCORERS].description})`).join(", ")}.`,
+    )
+    .argument("<dataset>", DATASETS.join(" | "))
+    .requiredOption("--gold <file>", "the official gold (dev) file", parseInputFile("--gold"))
+    .requiredOption("--pred <file>", "predictions in the official format (toolgym export RUN --format DATASET writes one)", parseInputFile("--pred"))
+    .option("--aliases <file>", "2Wiki id_aliases.json (JSON Lines); without it answers are scored with no alias expansion", parseInputFile("--aliases"))
     .option("--json", "print {dataset, n, metrics} as JSON instead of the official script's output")
-    .action((dataset: string, options: ScoreOptions) => runScoreCommand(dataset, options));
+    .action((dataset: string, options: ScoreOptions) =>
+      runScoreCommand(dataset, options, { out: (text) => io.stdout.write(text), err: (text) => io.stderr.write(text) }),
+    );
 }

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { ENVIRONMENTS } from "../../envs/registry.ts";
 import { startServer } from "../../server/start-server.ts";
-import { parseInteger } from "../options.ts";
+import type { CommandContext } from "../io.ts";
+import { parseInteger, parsePort, parseText } from "../options.ts";
 
 interface ServeOptions {
   host: string;
@@ -11,15 +12,15 @@ interface ServeOptions {
   idleSeconds: number;
 }
 
-export function registerServe(program: Command): void {
+export function registerServe(program: Command, { io }: CommandContext): void {
   program
     .command("serve")
     .description("Serve every registered environment over HTTP (sessions) and OpenEnv's WebSocket protocol (/ws) for trainers such as TRL.")
-    .option("--host <host>", "interface to listen on (loopback by default)", "127.0.0.1")
-    .option("--port <port>", "port (0 picks a free one)", parseInteger("--port"), 8765)
-    .option("--token <token>", "require 'Authorization: Bearer <token>' (default: TOOLGYM_SERVER_TOKEN if set)")
-    .option("--max-sessions <n>", "most open sessions at once", parseInteger("--max-sessions"), 1024)
-    .option("--idle-seconds <s>", "close sessions unused for this long", parseInteger("--idle-seconds"), 600)
+    .option("--host <host>", "interface to listen on (loopback by default)", parseText("--host"), "127.0.0.1")
+    .option("--port <port>", "port (0 picks a free one)", parsePort("--port"), 8765)
+    .option("--token <token>", "require 'Authorization: Bearer <token>' (default: TOOLGYM_SERVER_TOKEN if set)", parseText("--token"))
+    .option("--max-sessions <n>", "most open sessions at once", parseInteger("--max-sessions", { min: 1 }), 1024)
+    .option("--idle-seconds <s>", "close sessions unused for this long", parseInteger("--idle-seconds", { min: 1 }), 600)
     .action(async (options: ServeOptions) => {
       const token = options.token ?? process.env.TOOLGYM_SERVER_TOKEN;
       const server = await startServer({
@@ -30,13 +31,14 @@ export function registerServe(program: Command): void {
         maxSessions: options.maxSessions,
         idleSeconds: options.idleSeconds,
       });
-      process.stdout.write(
+      io.stdout.write(
         `toolgym serve: listening on ${server.url} (environments: ${Object.keys(ENVIRONMENTS).join(", ")}; OpenEnv WebSocket at ${server.url.replace("http", "ws")}/ws)\n`,
       );
-      await new Promise<void>((resolve) => {
-        const stop = () => void server.close().then(resolve);
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      });
+      // Runs until Ctrl-C / SIGTERM (through the CLI's interrupt signal), then closes sessions and sockets.
+      const signal = io.interrupts?.();
+      if (!signal) return void (await server.close());
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      await server.close();
+      io.stderr.write("toolgym serve: stopped\n");
     });
 }

@@ -1,63 +1,100 @@
-import { createWriteStream } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
 import { once } from "node:events";
 import type { Command } from "commander";
-import { UsageError } from "../../core/index.ts";
+import { DataError, UsageError } from "../../core/index.ts";
 import { prepareTau2Sft } from "../../data/sft/pipeline.ts";
 import { formatSftReport } from "../../data/sft/stats.ts";
 import { generateTau2Lines } from "../../data/synth/generate.ts";
-import { parseInteger } from "../options.ts";
+import type { CommandContext } from "../io.ts";
+import { parseInteger, parseText, requireDirectory, requireInputFile } from "../options.ts";
+import { writeOutputAtomically } from "../output-file.ts";
+
+/** How to get a tokenizer directory, named in the error when --model-dir is missing. */
+const MODEL_DIR_HINT = "download a tokenizer with: huggingface-cli download Qwen/Qwen3-4B tokenizer.json tokenizer_config.json --local-dir ./Qwen3-4B";
 
 function parseBoolean(value: string): boolean {
   if (value === "true") return true;
   if (value === "false") return false;
-  throw new UsageError({ message: `--enable-thinking must be true or false, got '${value}'` });
+  throw new UsageError({ code: "OPTION_INVALID", message: `--enable-thinking must be true or false, got '${value}'` });
 }
 
-export function registerSft(program: Command, setExitCode: (code: number) => void): void {
+export function registerSft(program: Command, { io }: CommandContext): void {
   const sft = program.command("sft").description("Prepare supervised fine-tuning data.");
   sft
     .command("tau2")
     .description("Tau2 trajectories (AReaL-tau2-data layout) → pretokenised rows {input_ids, labels, assistant_masks, metadata} for TRL's SFTTrainer.")
     .argument("<input>", "Tau2 SFT JSONL file ({messages, answer, metadata} per line)")
     .requiredOption("--model-dir <dir>", "tokenizer directory: tokenizer.json, tokenizer_config.json, chat_template.jinja")
-    .requiredOption("--out <file>", "output file, .jsonl or .parquet (a .report.json is written beside it)")
-    .option("--max-tokens <n>", "context window; longer rows are truncated", parseInteger("--max-tokens"), 32768)
+    .requiredOption("--out <file>", "output file, .jsonl or .parquet (a .report.json is written beside it)", parseText("--out"))
+    .option("--max-tokens <n>", "context window; longer rows are truncated", parseInteger("--max-tokens", { min: 16 }), 32768)
     .option("--only-correct", "keep only rows with metadata.correct == 1")
     .option("--enable-thinking <bool>", "pass enable_thinking to the chat template (default: not passed)", parseBoolean)
-    .option("--workers <n>", "worker threads (0 = in process)", parseInteger("--workers"), 2)
+    .option(
+      "--normalize-whitespace",
+      "not the seed's recipe: strip the target's reasoning at both ends and every assistant content on the left before rendering " +
+        "(default: texts kept byte for byte). Changes the trained text; use it to keep rows whose prompt/target boundary whitespace " +
+        "breaks the prefix check (e.g. with --enable-thinking false) instead of dropping them",
+    )
+    .option("--workers <n>", "worker threads (0 = in process)", parseInteger("--workers", { min: 0, max: 64 }), 2)
     .action(
       async (
         input: string,
-        options: { modelDir: string; out: string; maxTokens: number; onlyCorrect?: boolean; enableThinking?: boolean; workers: number },
+        options: {
+          modelDir: string;
+          out: string;
+          maxTokens: number;
+          onlyCorrect?: boolean;
+          enableThinking?: boolean;
+          normalizeWhitespace?: boolean;
+          workers: number;
+        },
       ) => {
-        if (options.workers < 0) throw new UsageError({ message: "--workers must be 0 or more" });
-        const report = await prepareTau2Sft({
-          input,
-          output: options.out,
-          modelDirectory: options.modelDir,
-          maxTokens: options.maxTokens,
-          onlyCorrect: options.onlyCorrect ?? false,
-          enableThinking: options.enableThinking,
-          workers: options.workers,
+        requireInputFile("input", input);
+        if (options.modelDir.trim() === "" || !existsSync(options.modelDir))
+          throw new UsageError({ code: "MODEL_DIR_MISSING", message: `--model-dir: no such directory '${options.modelDir}'; ${MODEL_DIR_HINT}` });
+        requireDirectory("--model-dir", options.modelDir);
+        const reportPath = `${options.out}.report.json`;
+        const report = await writeOutputAtomically(options.out, async (output) => {
+          const written = await prepareTau2Sft({
+            input,
+            output,
+            reportPath,
+            modelDirectory: options.modelDir,
+            maxTokens: options.maxTokens,
+            onlyCorrect: options.onlyCorrect ?? false,
+            enableThinking: options.enableThinking,
+            normalizeWhitespace: options.normalizeWhitespace ?? false,
+            workers: options.workers,
+          });
+          // No row passed: no data file is left behind; the report says why, line by line.
+          if (written.rows_out === 0) {
+            io.stdout.write(`${formatSftReport(written)}\n`);
+            throw new DataError({
+              code: "SFT_NO_ROWS",
+              file: input,
+              message: `no row passed the checks (${written.rows_in} read); the reasons are in ${reportPath}`,
+            });
+          }
+          return written;
         });
-        process.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${options.out}.report.json\n`);
-        if (report.rows_out === 0) setExitCode(1);
+        io.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${reportPath}\n`);
       },
     );
   sft
     .command("synth")
     .description("Write realistic synthetic Tau2-format SFT lines (airline/retail/telecom) for tests and benchmarks.")
-    .requiredOption("--n <n>", "number of lines", parseInteger("--n"))
-    .requiredOption("--out <file>", "output JSONL file")
-    .option("--seed <seed>", "seed", parseInteger("--seed"), 0)
+    .requiredOption("--n <n>", "number of lines", parseInteger("--n", { min: 1 }))
+    .requiredOption("--out <file>", "output JSONL file", parseText("--out"))
+    .option("--seed <seed>", "seed", parseInteger("--seed", { min: 0 }), 0)
     .action(async (options: { n: number; out: string; seed: number }) => {
-      if (options.n < 1) throw new UsageError({ message: "--n must be at least 1" });
-      const stream = createWriteStream(options.out);
-      for (const line of generateTau2Lines({ n: options.n, seed: options.seed })) {
-        if (!stream.write(`${line}\n`)) await once(stream, "drain");
-      }
-      stream.end();
-      await once(stream, "finish");
-      process.stdout.write(`wrote ${options.n} lines to ${options.out}\n`);
+      await writeOutputAtomically(options.out, async (path) => {
+        const stream = createWriteStream(path);
+        for (const line of generateTau2Lines({ n: options.n, seed: options.seed })) {
+          if (!stream.write(`${line}\n`)) await once(stream, "drain");
+        }
+        stream.end();
+        await once(stream, "finish");
+      });
+      io.stdout.write(`wrote ${options.n} lines to ${options.out}\n`);
     });
 }

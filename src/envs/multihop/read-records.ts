@@ -24,6 +24,8 @@ export interface ReadOptions {
   /** Skip malformed records (reported through `onSkip`) instead of failing at the first one. */
   skipBad?: boolean;
   onSkip?: (problem: SkippedRecord) => void;
+  /** How the reader's user fixes an unreadable file or a malformed record (default: the environment config keys). */
+  fixes?: { unreadable?: string; malformed?: string };
 }
 
 export interface SkippedRecord {
@@ -47,7 +49,7 @@ function completeUtf8End(bytes: Buffer, size: number): number {
   return size;
 }
 
-function* readChunks(file: string): Generator<string> {
+function* readChunks(file: string, fix = "check the path or pass data_dir / file"): Generator<string> {
   let descriptor: number;
   try {
     descriptor = openSync(file, "r");
@@ -55,7 +57,7 @@ function* readChunks(file: string): Generator<string> {
     throw new DataError({
       code: "DATA_FILE_UNREADABLE",
       file,
-      message: `cannot open (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path or pass data_dir / file`,
+      message: `cannot open (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); ${fix}`,
       cause: error,
     });
   }
@@ -94,7 +96,7 @@ function handle(options: ReadOptions, position: RecordPosition, parse: () => unk
         code: "DATA_RECORD_MALFORMED",
         file: options.file,
         line: where,
-        message: `malformed record #${position.ordinal + 1}${column}: ${message} (fix the record, or pass skip_bad: true to skip malformed records)`,
+        message: `malformed record #${position.ordinal + 1}${column}: ${message} (${options.fixes?.malformed ?? "fix the record, or pass skip_bad: true to skip malformed records"})`,
       });
     }
     options.onSkip?.({ line: where, column: position.column, message });
@@ -112,7 +114,7 @@ export function readJsonLines(options: ReadOptions, onRecord: RecordHandler): vo
     if (trimmed.trim() === "") return;
     handle(options, { line, column: 1, ordinal: ordinal++ }, () => JSON.parse(trimmed), onRecord);
   };
-  for (const chunk of readChunks(options.file)) {
+  for (const chunk of readChunks(options.file, options.fixes?.unreadable)) {
     pending += chunk;
     let start = 0;
     let newline = pending.indexOf("\n", start);
@@ -174,7 +176,7 @@ export function readJsonArray(options: ReadOptions, onRecord: RecordHandler): vo
       message: `column ${column}: ${message} (expected one JSON array of records, as in the official dev.json)`,
     });
 
-  for (const chunk of readChunks(options.file)) {
+  for (const chunk of readChunks(options.file, options.fixes?.unreadable)) {
     let partStart = 0;
     let offset = 0;
     const length = chunk.length;

@@ -1,0 +1,59 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { DataError, UsageError, type ExportEpisode, type JsonValue } from "../../core/index.ts";
+import { getEnvironment, listEnvironments } from "../../envs/registry.ts";
+import { METADATA_FILE, RESULTS_FILE, readMetadata, scanResults } from "../../runs/reader.ts";
+import type { CommandContext } from "../io.ts";
+import { parseText, requireDirectory } from "../options.ts";
+import { writeOutputAtomically } from "../output-file.ts";
+
+interface ExportOptions {
+  format: string;
+  out: string;
+}
+
+/** Every export format any environment offers, for the error message and `--help`. */
+function allFormats(): string[] {
+  return [...new Set(listEnvironments().flatMap((env) => Object.keys(env.exports ?? {})))];
+}
+
+/** The run's episodes as exporters read them, through the run format's one reader (its policy for bad lines). */
+function readEpisodes(directory: string): ExportEpisode[] {
+  const episodes: ExportEpisode[] = [];
+  scanResults(join(directory, RESULTS_FILE), (record) => {
+    episodes.push({ exampleId: record.example_id, trajectory: (record.info.trajectory ?? null) as JsonValue, metrics: record.metrics });
+  });
+  return episodes;
+}
+
+export function registerExport(program: Command, { io }: CommandContext): void {
+  program
+    .command("export")
+    .description("Write an eval run in another tool's format, e.g. official prediction files that toolgym score reads.")
+    .argument("<run-dir>", "one run directory (holding metadata.json and results.jsonl)")
+    .requiredOption("--format <format>", `output format (${allFormats().join(", ")})`, parseText("--format"))
+    .requiredOption("--out <file>", "file to write", parseText("--out"))
+    .action(async (runDirectory: string, options: ExportOptions) => {
+      requireDirectory("run directory", runDirectory);
+      if (!existsSync(join(runDirectory, METADATA_FILE)))
+        throw new UsageError({
+          code: "RUN_NOT_FOUND",
+          message: `'${runDirectory}' is not a run directory (no ${METADATA_FILE}); pass one runs/<env>--<label>/<run-id> directory`,
+        });
+      const envId = readMetadata(runDirectory).env.id;
+      const env = getEnvironment(envId);
+      const exporter = env.exports?.[options.format];
+      if (!exporter) {
+        const offered = Object.keys(env.exports ?? {});
+        throw new UsageError({
+          code: "EXPORT_FORMAT_UNKNOWN",
+          message: `${env.id} runs cannot be exported as '${options.format}'; ${offered.length > 0 ? `formats for ${env.id}: ${offered.join(", ")}` : `${env.id} offers no export format`}`,
+        });
+      }
+      const episodes = readEpisodes(runDirectory);
+      if (episodes.length === 0) throw new DataError({ code: "RUN_EMPTY", file: join(runDirectory, "results.jsonl"), message: "has no episodes to export" });
+      await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes)));
+      io.stderr.write(`exported ${episodes.length} episodes of ${runDirectory} as ${options.format} to ${options.out}\n`);
+    });
+}
