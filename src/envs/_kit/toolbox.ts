@@ -21,7 +21,22 @@ export function defineTool<State, Input>(tool: ToolDefinition<State, Input>): To
 /** The JSON Schema of a tool's arguments, as OpenAI-style function calling expects it (no `$schema`). */
 export function argumentsSchema(input: z.ZodType): JsonSchema {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(input, { io: "input" }) as Record<string, unknown>;
-  return schema as JsonSchema;
+  return withoutSafeIntegerBounds(schema) as JsonSchema;
+}
+
+/**
+ * zod writes ±2^53−1 bounds on every `.int()`: they say nothing to a model and lengthen every prompt.
+ * The description goes last in each property, as hand-written schemas have it, because the model reads
+ * the schema as rendered text and key order changes the prompt.
+ */
+function withoutSafeIntegerBounds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSafeIntegerBounds);
+  if (!value || typeof value !== "object") return value;
+  const entries = Object.entries(value).filter(
+    ([key, bound]) => !((key === "maximum" && bound === Number.MAX_SAFE_INTEGER) || (key === "minimum" && bound === Number.MIN_SAFE_INTEGER)),
+  );
+  const ordered = [...entries.filter(([key]) => key !== "description"), ...entries.filter(([key]) => key === "description")];
+  return Object.fromEntries(ordered.map(([key, inner]) => [key, withoutSafeIntegerBounds(inner)]));
 }
 
 function describeValue(value: unknown): string {

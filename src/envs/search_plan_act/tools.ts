@@ -1,88 +1,63 @@
-import { defineTool, type ToolKind, type ToolSpec } from "../../core/index.ts";
+import { z } from "zod";
+import { type ToolKind, type ToolSpec } from "../../core/index.ts";
+import { argumentsSchema } from "../_kit/toolbox.ts";
 
 /** The five tools of search_plan_act and search_plan_ood, as the model sees them. */
 export const TOOL_KINDS: Record<string, ToolKind> = { search: "read", read_record: "read", update_record: "write", link_records: "write", finish: "finish" };
 
 export const SEARCH_LIMIT_MAX = 10;
 
-export const SEARCH_PLAN_TOOLS: ToolSpec[] = [
-  defineTool({
-    name: "search",
-    description:
-      "Full-text search (BM25) over record names and field values. Records whose name or code equals the query exactly come first. " +
-      'Returns {"hits": [{id, type, name, snippet}], "total", "offset", "next_offset"} (next_offset only when more hits exist; pass it as offset to see the next page), ' +
-      'or {"hits": [], "note": "no records match"}.',
-    parameters: {
-      type: "object",
-      properties: {
-        query: { type: "string", description: 'Words to look for, e.g. a name ("Oriveth Calloway"), a code ("PX-44712") or a field value.' },
-        type: { type: "string", description: 'Only return records of this type, e.g. "project".' },
-        limit: { type: "integer", minimum: 1, maximum: SEARCH_LIMIT_MAX, description: "Hits per page, 1-10 (default 5)." },
-        offset: { type: "integer", minimum: 0, description: "Number of hits to skip (default 0), for paging through results." },
-      },
-      required: ["query"],
-      additionalProperties: false,
-    },
+/**
+ * The argument schemas, one per tool: the JSON Schema the model sees is derived from them. The
+ * episode's hot path checks shapes with `checkArguments` (derived from the same schemas; a parity test
+ * keeps the two in agreement), and checks ranges and enums itself with task-specific messages.
+ */
+export const SEARCH_PLAN_INPUTS = {
+  search: z.strictObject({
+    query: z.string().describe('Words to look for, e.g. a name ("Oriveth Calloway"), a code ("PX-44712") or a field value.'),
+    type: z.string().optional().describe('Only return records of this type, e.g. "project".'),
+    limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional().describe("Hits per page, 1-10 (default 5)."),
+    offset: z.number().int().min(0).optional().describe("Number of hits to skip (default 0), for paging through results."),
   }),
-  defineTool({
-    name: "read_record",
-    description:
-      'Read one record by id. Returns {id, type, name, fields: {...}, links: [{relation, target_id, target_name}]}, or {"ok": false, "error"} for an unknown id.',
-    parameters: {
-      type: "object",
-      properties: { id: { type: "string", description: 'Record id as it appears in search results or links, e.g. "EMP-0192".' } },
-      required: ["id"],
-      additionalProperties: false,
-    },
+  read_record: z.strictObject({ id: z.string().describe('Record id as it appears in search results or links, e.g. "EMP-0192".') }),
+  update_record: z.strictObject({
+    id: z.string().describe('Record id, e.g. "PRJ-4471".'),
+    field: z.string().describe('Field name as shown by read_record, e.g. "status".'),
+    value: z.union([z.string(), z.number()]).describe("The new value."),
   }),
-  defineTool({
-    name: "update_record",
-    description:
-      'Set one field of a record. Returns {"ok": true, "previous", "current"} or {"ok": false, "error"} (unknown id, unknown field, wrong type, value not allowed for an enum field, read-only field). ' +
-      "Integer and money fields take numbers; date fields take YYYY-MM-DD; enum fields take one of their allowed values.",
-    parameters: {
-      type: "object",
-      properties: {
-        id: { type: "string", description: 'Record id, e.g. "PRJ-4471".' },
-        field: { type: "string", description: 'Field name as shown by read_record, e.g. "status".' },
-        value: { type: ["string", "number"], description: "The new value." },
-      },
-      required: ["id", "field", "value"],
-      additionalProperties: false,
-    },
+  link_records: z.strictObject({
+    source_id: z.string().describe("Id of the record the link starts from."),
+    relation: z.string().describe('Relation name, e.g. "assigned_to".'),
+    target_id: z.string().describe("Id of the record the link points to."),
   }),
-  defineTool({
-    name: "link_records",
-    description:
-      'Add a link "source -[relation]-> target". Returns {"ok": true} or {"ok": false, "error"} (unknown id, relation not allowed between these record types, link already present). ' +
-      "Only the relations listed in the error message for a pair of types can be added; structural links (one per record) cannot be changed.",
-    parameters: {
-      type: "object",
-      properties: {
-        source_id: { type: "string", description: "Id of the record the link starts from." },
-        relation: { type: "string", description: 'Relation name, e.g. "assigned_to".' },
-        target_id: { type: "string", description: "Id of the record the link points to." },
-      },
-      required: ["source_id", "relation", "target_id"],
-      additionalProperties: false,
-    },
+  finish: z.strictObject({
+    status: z.enum(["done", "impossible"]).describe('"done" or "impossible".'),
+    answer: z.string().optional().describe('The answer, for questions: just the value, e.g. "Marrowfield" or "48200".'),
   }),
-  defineTool({
-    name: "finish",
-    description:
-      'End the episode. status "done" when the goal is reached (put the answer to a question in `answer`, exactly the value as it appears in the record); ' +
-      'status "impossible" when the goal cannot be reached (the record or link it refers to does not exist); then change nothing.',
-    parameters: {
-      type: "object",
-      properties: {
-        status: { type: "string", enum: ["done", "impossible"], description: '"done" or "impossible".' },
-        answer: { type: "string", description: 'The answer, for questions: just the value, e.g. "Marrowfield" or "48200".' },
-      },
-      required: ["status"],
-      additionalProperties: false,
-    },
-  }),
-];
+} as const;
+
+const DESCRIPTIONS: Record<keyof typeof SEARCH_PLAN_INPUTS, string> = {
+  search:
+    "Full-text search (BM25) over record names and field values. Records whose name or code equals the query exactly come first. " +
+    'Returns {"hits": [{id, type, name, snippet}], "total", "offset", "next_offset"} (next_offset only when more hits exist; pass it as offset to see the next page), ' +
+    'or {"hits": [], "note": "no records match"}.',
+  read_record:
+    'Read one record by id. Returns {id, type, name, fields: {...}, links: [{relation, target_id, target_name}]}, or {"ok": false, "error"} for an unknown id.',
+  update_record:
+    'Set one field of a record. Returns {"ok": true, "previous", "current"} or {"ok": false, "error"} (unknown id, unknown field, wrong type, value not allowed for an enum field, read-only field). ' +
+    "Integer and money fields take numbers; date fields take YYYY-MM-DD; enum fields take one of their allowed values.",
+  link_records:
+    'Add a link "source -[relation]-> target". Returns {"ok": true} or {"ok": false, "error"} (unknown id, relation not allowed between these record types, link already present). ' +
+    "Only the relations listed in the error message for a pair of types can be added; structural links (one per record) cannot be changed.",
+  finish:
+    'End the episode. status "done" when the goal is reached (put the answer to a question in `answer`, exactly the value as it appears in the record); ' +
+    'status "impossible" when the goal cannot be reached (the record or link it refers to does not exist); then change nothing.',
+};
+
+export const SEARCH_PLAN_TOOLS: ToolSpec[] = (Object.keys(SEARCH_PLAN_INPUTS) as Array<keyof typeof SEARCH_PLAN_INPUTS>).map((name) => ({
+  type: "function",
+  function: { name, description: DESCRIPTIONS[name], parameters: argumentsSchema(SEARCH_PLAN_INPUTS[name]) },
+}));
 
 /**
  * Checks a tool call's arguments against the schema: an object, required keys present, no extra keys,
