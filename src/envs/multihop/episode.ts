@@ -1,9 +1,9 @@
-import { defineTool, scoreComponents, toolError, toolResult, type Episode, type Message, type RewardBreakdown, type ToolResult } from "../../core/index.ts";
+import { defineTool, scoreComponents, toolError, toolResult, type Episode, type Message, type ToolResult } from "../../core/index.ts";
 import { wikiAnswerScores } from "./2wiki-metric.ts";
 import { extractTextAnswer } from "./answer-text.ts";
 import { getDataset, type DataSource, type MultihopDatasetId } from "./dataset.ts";
-import { musiqueAnswerScores } from "./musique-metric.ts";
-import { normalizeAnswer } from "./normalize.ts";
+import { fullReward, isUnanswerableText } from "./musique-full.ts";
+import { musiqueAnswerScores, musiqueSupportScores } from "./musique-metric.ts";
 import type { MultihopExample } from "./records.ts";
 import { documentKey, documentsTitled, exampleCorpus, poolCorpus, snippet, type Corpus } from "./retrieval.ts";
 
@@ -93,11 +93,6 @@ const TOOL_UNANSWERABLE =
 const TEXT_UNANSWERABLE = " If the paragraphs do not contain what the question needs, end with the line 'Answer: unanswerable'.";
 const CLOSED_BOOK_UNANSWERABLE = " If you cannot answer it, end with the line 'Answer: unanswerable'.";
 
-/** The answer text that means "unanswerable" (any case; punctuation and articles ignored, as the metric does). */
-export function isUnanswerableText(answer: string): boolean {
-  return normalizeAnswer(answer) === "unanswerable";
-}
-
 const TOOL_SYSTEM =
   "You answer multi-hop questions using a collection of Wikipedia paragraphs. Use search(query) to find paragraphs, read(title) to read them, and call finish(answer) with a short answer (an entity, date, number, yes or no), not a sentence.";
 const CONTEXT_SYSTEM =
@@ -142,6 +137,9 @@ export function startEpisode(task: MultihopTask): Episode {
     task.mode === "search" ? exampleCorpus(task.example) : task.mode === "pool" ? poolCorpus(getDataset(task.source)) : undefined;
   const supportingKeys = new Set(task.example.paragraphs.filter((paragraph) => paragraph.supporting).map(documentKey));
   const readKeys = new Set<string>();
+  const goldSupportIdxs = task.example.paragraphs.filter((paragraph) => paragraph.supporting).map((paragraph) => paragraph.idx);
+  /** The example's paragraph idx the agent has read (its predicted support). */
+  const readIdxs = () => task.example.paragraphs.filter((paragraph) => readKeys.has(documentKey(paragraph))).map((paragraph) => paragraph.idx);
   const queries: string[] = [];
   let searches = 0;
   let reads = 0;
@@ -233,14 +231,18 @@ export function startEpisode(task: MultihopTask): Episode {
       const supportingRead = [...supportingKeys].filter((key) => readKeys.has(key)).length;
       const scores = answer === null ? { em: 0, f1: 0 } : answerScores(task, answer);
       const supporting = () => (task.mode === "context" ? 1 : supportingTotal === 0 ? 0 : supportingRead / supportingTotal);
-      if (task.full) return fullReward(task.example.answerable, predictedAnswerable, scores, supporting);
+      // MuSiQue's official support F1 with the paragraphs the agent read as its predicted support (what
+      // `toolgym export --format musique` writes); answerable questions only, as the official script.
+      const diagnostics: Record<string, number> =
+        task.dataset === "musique" && task.example.answerable ? { support_f1: musiqueSupportScores(readIdxs(), goldSupportIdxs).f1 } : {};
+      if (task.full) return { ...fullReward(task.example.answerable, predictedAnswerable, scores, supporting), diagnostics };
       const { values, errors } = scoreComponents({ f1: () => scores.f1, em: () => scores.em, supporting_read: supporting });
       return {
         total: values.f1 ?? null,
         components: values,
         formula: "f1 (official answer F1; em and supporting_read are reported, not added)",
         errors,
-        diagnostics: {},
+        diagnostics,
       };
     },
     diagnostics() {
@@ -255,46 +257,12 @@ export function startEpisode(task: MultihopTask): Episode {
         answer,
         predicted_answerable: predictedAnswerable,
         gold_answerable: task.example.answerable,
+        read_idxs: readIdxs(),
         searches,
         reads,
         supporting_read: [...supportingKeys].filter((key) => readKeys.has(key)).length,
         supporting_total: supportingKeys.size,
       };
     },
-  };
-}
-
-/**
- * MuSiQue-Full reward. The official answer F1/EM (which ignore the predicted answerability) exist only
- * for answerable questions, so unanswerable episodes leave them out and run means stay the official
- * answer_f1/answer_em. `answerable_correct` is the per-question half of the official sufficiency check;
- * the total gates the answer on it, the per-question counterpart of group_answer_sufficiency_f1.
- */
-function fullReward(
-  goldAnswerable: boolean,
-  predictedAnswerable: boolean | null,
-  scores: { em: number; f1: number },
-  supporting: () => number,
-): RewardBreakdown {
-  const correct = predictedAnswerable !== null && predictedAnswerable === goldAnswerable ? 1 : 0;
-  const { values, errors } = scoreComponents(
-    goldAnswerable
-      ? {
-          f1: () => scores.f1,
-          em: () => scores.em,
-          answerable_correct: () => correct,
-          answer_sufficiency_f1: () => (correct ? scores.f1 : 0),
-          supporting_read: supporting,
-        }
-      : { answerable_correct: () => correct, answer_sufficiency_f1: () => correct },
-  );
-  return {
-    total: values.answer_sufficiency_f1 ?? null,
-    components: values,
-    formula: goldAnswerable
-      ? "answer_sufficiency_f1 = f1 if the agent called the question answerable, else 0 (f1, em, answerable_correct, supporting_read reported)"
-      : "answer_sufficiency_f1 = 1 if the agent answered 'unanswerable', else 0 (answerable_correct reported)",
-    errors,
-    diagnostics: {},
   };
 }

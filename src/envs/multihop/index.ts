@@ -6,6 +6,7 @@ import { wikiGoldAnswers } from "./2wiki-metric.ts";
 import { getDataset, resolveDataSource, type MultihopDatasetId } from "./dataset.ts";
 import { MODES, startEpisode, type MultihopTask } from "./episode.ts";
 import { musiquePredictions, wikiPredictions } from "./export-predictions.ts";
+import { summarizeMusique } from "./musique-full.ts";
 
 /**
  * `musique` and `2wiki`: the MuSiQue-Ans and 2WikiMultihopQA dev sets as environments, scored with
@@ -120,6 +121,7 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
   generate: ({ index, config }) => generateTask("musique", config, index),
   taskCount: ({ config }) => getDataset(resolveDataSource("musique", config)).examples.length,
   exports: { musique: musiquePredictions },
+  summary: { key: "musique", label: "MuSiQue official", summarize: summarizeMusique },
   publicView,
   solution,
   secrets,

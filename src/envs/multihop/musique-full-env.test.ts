@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import type { RewardBreakdown } from "../../core/index.ts";
+import type { BenchmarkSummary, RewardBreakdown, SummaryEpisode } from "../../core/index.ts";
 import { RunTotals } from "../../eval/summary.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { digestOf, resultFromTrajectory } from "../../runs/record.ts";
@@ -11,17 +11,19 @@ import { createScriptedAgent, type ScriptedDecision } from "../_kit/scripted.ts"
 import { DATASET_FILES, resolveDataSource } from "./dataset.ts";
 import { MULTIHOP_FIXTURES } from "./fixtures.ts";
 import { musiqueEnvironment, type MultihopTask } from "./index.ts";
+import { metricValues, scoreMusiqueFiles } from "./score-files.ts";
 
 /** The musique environment on MuSiQue-Full data (the 40-line Full fixture: 20 ids, each with an unanswerable twin). */
 const FOLDER = join(MULTIHOP_FIXTURES, "musique_full");
 const GOLD = join(FOLDER, "gold_full.jsonl");
 const expected = JSON.parse(readFileSync(join(FOLDER, "expected.json"), "utf8")) as {
-  variants: Record<string, { unrounded_diagnostic: Record<string, number> }>;
+  variants: Record<string, { unrounded_diagnostic: Record<string, number>; metrics: Record<string, number> }>;
 };
 
 interface PredictionLine {
   id: string;
   predicted_answer: string;
+  predicted_support_idxs: number[];
   predicted_answerable: boolean;
 }
 const readPredictions = (name: string): PredictionLine[] =>
@@ -46,6 +48,7 @@ async function finish(index: number, args: Record<string, unknown>): Promise<Rew
   return episode.reward({ turnsUsed: 1, maxTurns: 12, endedBy: "finished" });
 }
 
+const directory = mkdtempSync(join(tmpdir(), "toolgym-full-run-"));
 const firstUnanswerable = goldAnswerable.indexOf(false);
 const firstAnswerable = goldAnswerable.indexOf(true);
 
@@ -117,12 +120,19 @@ describe("musique environment on MuSiQue-Full data", () => {
   });
 });
 
-/** Replays an official prediction file through the environment (one episode per line) and returns the run summary. */
-async function runSummary(predictions: PredictionLine[]): Promise<Record<string, number>> {
+/**
+ * Replays an official prediction file through the environment, one episode per line: the agent reads the
+ * titles of its predicted support paragraphs, then finishes with the predicted answer and answerability.
+ * Returns the run summary's metric means and the environment's own summary of the run.
+ */
+async function replayRun(predictions: PredictionLine[]): Promise<{ means: Record<string, number>; official: BenchmarkSummary; episodes: SummaryEpisode[] }> {
   const totals = new RunTotals();
+  const episodes: SummaryEpisode[] = [];
   const config = musiqueEnvironment.configSchema.parse({ mode: "search", file: GOLD });
   for (const [index, line] of predictions.entries()) {
-    const decision: ScriptedDecision = {
+    const paragraphs = task(index).example.paragraphs;
+    const titles = [...new Set(line.predicted_support_idxs.map((idx) => paragraphs.find((paragraph) => paragraph.idx === Number(idx))?.title as string))];
+    const finish: ScriptedDecision = {
       calls: [
         {
           name: "finish",
@@ -130,21 +140,30 @@ async function runSummary(predictions: PredictionLine[]): Promise<Record<string,
         },
       ],
     };
-    const agent = createScriptedAgent("replay", () => decision);
+    const agent = createScriptedAgent("replay", ({ turn }) =>
+      turn === 1 && titles.length > 0 ? { calls: titles.map((title) => ({ name: "read", arguments: { title } })) } : finish,
+    );
     const trajectory = await runEpisode({ env: musiqueEnvironment, split: "dev", seed: 0, index, config, agent });
     assert.equal(trajectory.diagnostics.example_id, line.id);
     // The results.jsonl record a run writes, folded into the run's totals as `toolgym eval` does.
-    totals.add(digestOf(resultFromTrajectory({ trajectory, promptLength: 2, startedAt: "", durationMs: 0 })));
+    const record = resultFromTrajectory({ trajectory, promptLength: 2, startedAt: "", durationMs: 0 });
+    totals.add(digestOf(record));
+    episodes.push({ metrics: record.metrics, diagnostics: trajectory.diagnostics });
   }
-  return totals.summary({ dir: "", runId: "", env: "musique", benchmark: "musique", model: "replay", total: predictions.length, resumedFrom: 0 }, "complete")
-    .metrics;
+  const means = totals.summary(
+    { dir: "", runId: "", env: "musique", benchmark: "musique", model: "replay", total: predictions.length, resumedFrom: 0 },
+    "complete",
+  ).metrics;
+  const summarize = musiqueEnvironment.summary?.summarize as (episodes: SummaryEpisode[]) => BenchmarkSummary;
+  // Episodes arrive in any order from a parallel run; the summary sorts them back into file order.
+  return { means, official: summarize([...episodes].reverse()), episodes };
 }
 
 describe("MuSiQue-Full run summary", () => {
   for (const variant of ["mixed", "flip_third", "all_answerable"]) {
     it(`${variant}: f1/em means equal the official answer_f1/answer_em; answerable_correct is the share of right verdicts`, async () => {
       const predictions = readPredictions(`pred_${variant}.jsonl`);
-      const summary = await runSummary(predictions);
+      const summary = (await replayRun(predictions)).means;
       const official = expected.variants[variant]?.unrounded_diagnostic as Record<string, number>;
       assert.ok(Math.abs((summary.f1 as number) - (official.answer_f1 as number)) < 1e-12, `${summary.f1} vs ${official.answer_f1}`);
       assert.ok(Math.abs((summary.em as number) - (official.answer_em as number)) < 1e-12);
@@ -156,4 +175,46 @@ describe("MuSiQue-Full run summary", () => {
       assert.ok(summary.answer_sufficiency_f1 !== undefined);
     });
   }
+});
+
+describe("MuSiQue-Full: the environment's own summary of a run is what evaluate_v1.0.py prints for it", () => {
+  // The agent's predicted support is the paragraphs it read, and read returns every paragraph sharing a
+  // title, so support metrics are checked against the official scorer on the run's own prediction file.
+  // pred_mixed line 22 says "unanswerable" with predicted_answerable true, which the environment reads as
+  // abstaining, so its group metrics differ from the file's.
+  for (const variant of ["perfect", "all_answerable", "all_unanswerable", "flip_third", "support_empty", "support_superset", "random", "mixed"]) {
+    it(`${variant}: answer metrics equal the official output on pred_${variant}.jsonl; all five equal the scorer on the run's predictions`, async () => {
+      const { official, episodes } = await replayRun(readPredictions(`pred_${variant}.jsonl`));
+      const printed = expected.variants[variant]?.metrics as Record<string, number>;
+      const answerKeys = variant === "mixed" ? ["answer_f1", "answer_em"] : ["answer_f1", "answer_em", "group_answer_sufficiency_f1"];
+      for (const key of answerKeys) assert.equal(official[key], printed[key], `${variant} ${key}`);
+      const file = join(directory, `run_${variant}.jsonl`);
+      writeFileSync(
+        file,
+        episodes
+          .map((episode) =>
+            JSON.stringify({
+              id: episode.diagnostics?.example_id,
+              predicted_answer: episode.diagnostics?.answer,
+              predicted_support_idxs: episode.diagnostics?.read_idxs,
+              predicted_answerable: episode.diagnostics?.predicted_answerable,
+            }),
+          )
+          .join("\n"),
+      );
+      const scored = metricValues(scoreMusiqueFiles({ goldFile: GOLD, predictionFile: file }));
+      assert.deepEqual(Object.keys(scored).length, 5);
+      for (const [key, value] of Object.entries(scored)) assert.equal(official[key], value, `${variant} ${key}`);
+      assert.equal(official.answerable, 20);
+      assert.equal(official.ids, 20);
+      assert.equal(official.unpaired_ids, 0);
+    });
+  }
+
+  it("a run that covers only one twin of an id leaves that id out of the group metrics and says so", async () => {
+    const { official } = await replayRun(readPredictions("pred_perfect.jsonl").slice(0, 3));
+    assert.equal(official.ids, 1);
+    assert.equal(official.unpaired_ids, 1);
+    assert.match(official.text, /1 ids without both lines/);
+  });
 });
