@@ -1,0 +1,99 @@
+// The README's code blocks, run in order as a new user would, on a fresh copy of the repository: each must
+// exit 0. Blocks marked `<!-- readme-test: skip (why) -->` (a model server, a GPU, files the reader brings)
+// are listed, never run; every other bash block runs.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { describe, it } from "node:test";
+
+const root = resolve(import.meta.dirname, "..");
+
+interface Block {
+  line: number;
+  code: string;
+  skip: string | null;
+}
+
+/** The ```bash blocks of a markdown file, each with the skip reason of a marker on the line before it. */
+function bashBlocks(markdown: string): Block[] {
+  const lines = markdown.split("\n");
+  const blocks: Block[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    if (lines[index]?.trim() !== "```bash") continue;
+    const marker = /<!--\s*readme-test:\s*skip\s*\(([^)]*)\)\s*-->/.exec(lines[index - 1] ?? "");
+    const body: string[] = [];
+    let end = index + 1;
+    while (end < lines.length && lines[end]?.trim() !== "```") body.push(lines[end++] as string);
+    blocks.push({ line: index + 1, code: body.join("\n"), skip: marker ? (marker[1] as string) : null });
+    index = end;
+  }
+  return blocks;
+}
+
+/** The repository as a fresh clone would have it (tracked and new, not ignored, files), with node_modules linked in. */
+function freshCopy(): string {
+  const copy = mkdtempSync(join(tmpdir(), "toolgym-readme-"));
+  const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { cwd: root, encoding: "utf8" });
+  assert.equal(listed.status, 0, listed.stderr);
+  for (const file of listed.stdout.split("\0").filter(Boolean)) {
+    const source = join(root, file);
+    if (!existsSync(source)) continue; // deleted in the working tree, not yet committed
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    cpSync(source, join(copy, file));
+  }
+  // `npm ci` is the README's first step; installing again here would only repeat it.
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
+  return copy;
+}
+
+describe("README", () => {
+  const blocks = bashBlocks(readFileSync(join(root, "README.md"), "utf8"));
+
+  it("marks every block it does not run with the reason", () => {
+    assert.ok(blocks.length >= 5, "the README has its bash blocks");
+    for (const block of blocks.filter((candidate) => candidate.skip !== null)) assert.ok((block.skip as string).length > 5, `README.md:${block.line}`);
+    const run = blocks
+      .filter((block) => block.skip === null)
+      .map((block) => block.code)
+      .join("\n");
+    for (const command of [
+      "toolgym list",
+      "toolgym audit",
+      "toolgym eval --suite quick",
+      "toolgym report",
+      "toolgym view",
+      "toolgym export",
+      "toolgym score",
+      "toolgym sft tau2",
+      "toolgym dataset",
+    ])
+      assert.ok(run.includes(command), `the tour runs ${command}`);
+  });
+
+  it("runs every other block, in order, on a fresh copy; each exits 0", { timeout: 15 * 60_000 }, () => {
+    const copy = freshCopy();
+    let stdout = "";
+    for (const block of blocks.filter((candidate) => candidate.skip === null)) {
+      const result = spawnSync("bash", ["-e", "-o", "pipefail", "-c", block.code], {
+        cwd: copy,
+        encoding: "utf8",
+        timeout: 10 * 60_000,
+        env: { ...process.env, npm_config_update_notifier: "false" },
+      });
+      assert.equal(result.status, 0, `README.md:${block.line} exited ${result.status}\n${block.code}\n--- stderr\n${result.stderr.slice(-3000)}`);
+      assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+\)?\n/, `README.md:${block.line} printed a stack trace`);
+      stdout += result.stdout;
+    }
+    // What the tour promises, checked on its outputs.
+    assert.match(stdout, /MuSiQue/, "the model card names the seed's benchmarks");
+    // The scripted oracle answers with the gold answer, so the official scorer gives it full marks.
+    assert.match(stdout, /"answer_f1": 1\.0/);
+    assert.ok(existsSync(join(copy, "trajectories.html")));
+    const predictions = readFileSync(join(copy, "preds.jsonl"), "utf8").trim().split("\n");
+    assert.equal(predictions.length, 40, "one MuSiQue prediction per sample question");
+    assert.ok(existsSync(join(copy, "sft.parquet")) && existsSync(join(copy, "sft.parquet.report.json")));
+    assert.ok(existsSync(join(copy, "prompts.parquet")));
+  });
+});
