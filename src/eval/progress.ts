@@ -37,7 +37,7 @@ export function createProgress(options: { label: string; total: number; stream?:
     linewrap: true,
     barCompleteChar: "█",
     barIncompleteChar: "░",
-    autopadding: true,
+    autopadding: false,
     // The rate over the whole run so far: steadier than cli-progress's window of recent updates when
     // episodes finish in bursts (lines written in one batch arrive in the same millisecond).
     format: (barOptions, params) => {

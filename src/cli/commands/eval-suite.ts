@@ -27,7 +27,7 @@ export async function runSuiteForCli(
     });
   }
   const out = options.out ?? join("runs", `${suite.name.replace(/[^\w.-]+/g, "_")}-${timestamp()}`);
-  const manifest = await runSuite({ suite, models: options.models, out, quiet: options.quiet, concurrency: options.concurrency });
+  const manifest = await runSuite({ suite, models: options.models, out, quiet: options.quiet, concurrency: options.concurrency, progress: io.stderr });
   io.stdout.write(`${formatManifest(manifest)}\n\nnext: npx toolgym report ${out} --card\n`);
   return EXIT_OK;
 }
