@@ -5,7 +5,7 @@
 // `npm run test:unit`: the fast tier for development: no setup, no type check, and no test that needs
 // Python or Chromium. Either form takes substrings of test paths to run a subset: `npm test -- babyai`.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -83,7 +83,8 @@ const run = spawnSync(
   ],
   { stdio: "inherit" },
 );
-const findings = readFileSync(guardFile, "utf8")
+// the guard reporter creates its file on its first finding only when the runner got that far
+const findings = (existsSync(guardFile) ? readFileSync(guardFile, "utf8") : "")
   .split("\n")
   .filter((entry) => entry.length > 0)
   .map((entry) => entry.split("\t"));
