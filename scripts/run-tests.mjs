@@ -83,7 +83,7 @@ const run = spawnSync(
   ],
   { stdio: "inherit" },
 );
-// the guard reporter creates its file on its first finding only when the runner got that far
+// the file is missing only when the runner failed before starting its reporters (its status says why)
 const findings = (existsSync(guardFile) ? readFileSync(guardFile, "utf8") : "")
   .split("\n")
   .filter((entry) => entry.length > 0)
