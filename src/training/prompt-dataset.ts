@@ -67,11 +67,12 @@ async function writeJsonl(path: string, rows: Iterable<PromptRow>): Promise<numb
 }
 
 /** Parquet with `prompt: LIST<STRUCT<role, content>>`, the layout HF `datasets` reads as chat messages. */
-function writeParquet(path: string, rows: Iterable<PromptRow>): number {
+async function writeParquet(path: string, rows: Iterable<PromptRow>): Promise<number> {
   const all = [...rows];
   const writer = new ByteWriter();
   const text = { type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" } as const;
-  parquetWrite({
+  // The write completes asynchronously; the buffer is read only after it has.
+  await parquetWrite({
     writer,
     columnData: [
       { name: "prompt", data: all.map((row) => row.prompt) },

@@ -90,7 +90,7 @@ class ParquetRowWriter implements SftRowWriter {
 
   async close(): Promise<void> {
     await this.flush();
-    this.writer.finish();
+    await this.writer.finish();
   }
 }
 
