@@ -1,0 +1,127 @@
+// The CLI's own behaviour: it prints only through the streams main() is given, maps unexpected errors to
+// one coded line, lists what the registry holds, exports runs that `toolgym score` scores, picks the newest
+// run of a folder, and stops cleanly on Ctrl-C leaving a run that --resume finishes.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, it } from "node:test";
+import { reportError } from "../src/cli/errors.ts";
+import { runCli } from "./support/run-cli.ts";
+
+const root = resolve(import.meta.dirname, "..");
+const work = mkdtempSync(join(tmpdir(), "toolgym-cli-commands-"));
+
+function runDirectories(parent: string): string[] {
+  return readdirSync(parent).map((name) => join(parent, name));
+}
+
+describe("toolgym CLI commands", () => {
+  it("writes nothing to the real stdout or stderr when run in-process", async () => {
+    const writes: string[] = [];
+    const out = process.stdout.write;
+    const err = process.stderr.write;
+    // node:test's own reporter frames (binary, with NUL bytes) pass through; anything else is the CLI leaking.
+    const spy = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = String(chunk);
+      if (text.includes("\u0000")) return (out as (...args: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
+      writes.push(text);
+      return true;
+    }) as typeof process.stdout.write;
+    process.stdout.write = spy;
+    process.stderr.write = spy;
+    let results: Array<{ code: number; stdout: string; stderr: string }>;
+    try {
+      results = [
+        await runCli(["list"]),
+        await runCli(["show", "mock", "--json"]),
+        // no --quiet: the progress bar must go to the given stderr too
+        await runCli(["eval", "--env", "mock", "--n", "5", "--out", join(work, "quiet-runs")]),
+        await runCli(["audit", "mock", "--n", "20"]),
+        await runCli(["eval", "--env", "mock", "--n", "-1"]),
+      ];
+    } finally {
+      process.stdout.write = out;
+      process.stderr.write = err;
+    }
+    assert.deepEqual(writes, [], "nothing reached the process streams");
+    assert.deepEqual(
+      results.map((result) => result.code),
+      [0, 0, 0, 0, 2],
+    );
+    assert.match(results[2]?.stdout ?? "", /mock/);
+  });
+
+  it("maps an unexpected error to one UNEXPECTED line that says where to report it", () => {
+    const report = reportError(new TypeError("cannot read properties of undefined (reading 'x')\n    at somewhere (file.ts:1:2)"));
+    assert.equal(report.exitCode, 1);
+    assert.doesNotMatch(report.line, /\n/);
+    assert.match(report.line, /^toolgym: unexpected error: TypeError: .*please report it.* \[UNEXPECTED\]$/);
+  });
+
+  it("--version prints package.json's version; list reads the registry", async () => {
+    const version = await runCli(["--version"]);
+    assert.equal(version.stdout.trim(), JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
+    const listed = JSON.parse((await runCli(["list", "--json"])).stdout) as Record<string, Array<{ id: string; env?: string }>>;
+    assert.ok(listed.envs?.some((entry) => entry.id === "mock"));
+    assert.ok(listed.agents?.some((entry) => entry.env === "mock" && entry.id === "oracle"));
+    assert.ok(listed.pilots?.some((entry) => entry.env === "search_plan_act"));
+    assert.ok(listed.suites?.some((entry) => entry.id === "quick"));
+  });
+
+  it("exports a MuSiQue run that toolgym score scores like the run's own metric", { timeout: 180_000 }, async () => {
+    const out = join(work, "musique-runs");
+    // A pilot that answers "yes": the official scorer must give the same EM/F1 the environment's reward gave.
+    for (const agent of ["oracle", "guess_yes"]) {
+      const ran = await runCli(["eval", "--env", "musique", "--n", "40", "--agent", agent, "--quiet", "--out", out, "--run-id", agent]);
+      assert.equal(ran.code, 0, ran.stderr);
+      const run = join(out, `musique--scripted-${agent}`, agent);
+      const predictions = join(work, `${agent}.jsonl`);
+      const exported = await runCli(["export", run, "--format", "musique", "--out", predictions]);
+      assert.equal(exported.code, 0, exported.stderr);
+      const scored = await runCli(["score", "musique", "--gold", join(root, "assets/multihop/musique_dev_sample.jsonl"), "--pred", predictions, "--json"]);
+      assert.equal(scored.code, 0, scored.stderr);
+      const metrics = (JSON.parse(scored.stdout) as { metrics: Record<string, number> }).metrics;
+      const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { metrics: Record<string, number> };
+      assert.equal(metrics.answer_em, Math.round((summary.metrics.em as number) * 1000) / 1000, `${agent} EM`);
+      assert.equal(metrics.answer_f1, Math.round((summary.metrics.f1 as number) * 1000) / 1000, `${agent} F1`);
+      if (agent === "oracle") assert.equal(metrics.answer_f1, 1);
+      else assert.ok((metrics.answer_f1 as number) < 0.5);
+    }
+  });
+
+  it("report over a folder uses the newest run of each benchmark and model, and names the skipped one", { timeout: 180_000 }, async () => {
+    const out = join(work, "twice");
+    for (let time = 0; time < 2; time++) assert.equal((await runCli(["eval", "--env", "mock", "--n", "4", "--quiet", "--out", out])).code, 0);
+    const report = await runCli(["report", out, "--format", "json"]);
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stderr, /mock \/ scripted-oracle: using the newest run .*; skipped /);
+    const [older, newer] = runDirectories(join(out, "mock--scripted-oracle")).sort();
+    assert.ok(report.stdout.includes(newer as string) || report.stdout.includes((newer as string).split("/").pop() as string));
+    const both = await runCli(["report", older as string, newer as string]);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /\[REPORT_RUNS_CONFLICT\]\n {2}mock \/ scripted-oracle: /);
+  });
+
+  it("Ctrl-C stops an eval with a line and exit 130; --resume finishes the run", { timeout: 180_000 }, async () => {
+    const out = join(work, "interrupted");
+    const args = ["eval", "--env", "mock", "--n", "3000", "--concurrency", "1", "--quiet", "--out", out, "--run-id", "r"];
+    const child = spawn(process.execPath, [join(root, "bin/toolgym.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const results = join(out, "mock--scripted-oracle", "r", "results.jsonl");
+    const lineCount = () => (existsSync(results) ? readFileSync(results, "utf8").split("\n").filter(Boolean).length : 0);
+    while (lineCount() < 20) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /^toolgym: interrupted; \d+ of 3000 episodes are saved; run the same command with --resume to finish \[INTERRUPTED\]$/m);
+    const metadata = JSON.parse(readFileSync(join(out, "mock--scripted-oracle", "r", "metadata.json"), "utf8")) as { status: string };
+    assert.notEqual(metadata.status, "complete");
+    assert.ok(lineCount() < 3000);
+    const resumed = await runCli([...args, "--resume"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(lineCount(), 3000);
+  });
+});
