@@ -7,6 +7,7 @@ import { searchPlanOodEnvironment } from "./search_plan_ood/index.ts";
 import { musiqueEnvironment, wikiEnvironment } from "./multihop/index.ts";
 import { tau2MockEnvironment } from "./tau2_mock/index.ts";
 import { tau2RetailEnvironment } from "./tau2_retail/index.ts";
+import { tau2TelecomEnvironment } from "./tau2_telecom/index.ts";
 
 /**
  * Every environment toolgym knows, by id: the one place an environment is registered. Everything else
@@ -21,6 +22,7 @@ export const ENVIRONMENTS = {
   "2wiki": wikiEnvironment,
   tau2_retail: tau2RetailEnvironment,
   tau2_mock: tau2MockEnvironment,
+  tau2_telecom: tau2TelecomEnvironment,
 } satisfies Record<string, AnyEnvironment>;
 
 export type EnvironmentId = keyof typeof ENVIRONMENTS;

@@ -3,6 +3,7 @@ import { lazy, readAsset, readJsonAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
 import { mockDomain } from "./mock.ts";
 import { retailDomain } from "./retail.ts";
+import { telecomDomain } from "./telecom.ts";
 import type { Tau2Task } from "./types.ts";
 
 /** A tau2 domain with its task files, splits and agent policy, as the environments use it. */
@@ -29,6 +30,15 @@ const BUNDLES: Record<string, () => DomainBundle> = {
     bundle(retailDomain, { tasks: "domains/retail/tasks.json", splits: "domains/retail/split_tasks.json", policy: ["domains/retail/policy.md"] }),
   ),
   mock: lazy(() => bundle(mockDomain, { tasks: "domains/mock/tasks.json", splits: "domains/mock/split_tasks.json", policy: ["domains/mock/policy.md"] })),
+  // tau2's telecom/tasks.json is over 4 MiB and absent here; tasks_small.json is its `small` split.
+  telecom: lazy(() => ({
+    ...bundle(telecomDomain, { tasks: "domains/telecom/tasks_small.json", policy: [] }),
+    splits: lazy(() => ({ small: readJsonAsset<Tau2Task[]>("domains/telecom/tasks_small.json").map((task) => task.id) })),
+    policy: lazy(
+      () =>
+        `<main_policy>\n${readAsset("domains/telecom/main_policy.md")}\n</main_policy>\n<tech_support_policy>\n${readAsset("domains/telecom/tech_support_manual.md")}\n</tech_support_policy>`,
+    ),
+  })),
 };
 
 export function registerDomain(id: string, make: () => DomainBundle): void {
