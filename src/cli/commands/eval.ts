@@ -102,12 +102,22 @@ export function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
   });
 }
 
-/** `--config` with `--user-model`/`--judge-model` merged in as `user_model`/`judge_model` (tau2 environments only). */
-function withModelRoles(env: { id: string; family?: string }, options: EvalCommandOptions): string {
+/** Config keys an environment's zod object schema declares. */
+function configKeys(env: { configSchema: unknown }): string[] {
+  const shape = (env.configSchema as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** `--config` with `--user-model`/`--judge-model` merged in as `user_model`/`judge_model`, for environments that declare them. */
+function withModelRoles(env: { id: string; configSchema: unknown }, options: EvalCommandOptions): string {
   const roles = { ...(options.userModel ? { user_model: options.userModel } : {}), ...(options.judgeModel ? { judge_model: options.judgeModel } : {}) };
   if (Object.keys(roles).length === 0) return options.config ?? "{}";
-  if (env.family !== "tau2")
-    throw new UsageError({ code: "OPTION_UNSUPPORTED", message: `--user-model and --judge-model apply to tau2 environments only, not ${env.id}` });
+  const unsupported = Object.keys(roles).filter((key) => !configKeys(env).includes(key));
+  if (unsupported.length > 0)
+    throw new UsageError({
+      code: "OPTION_UNSUPPORTED",
+      message: `${env.id} has no simulated user or judge (its config has no ${unsupported.join(", ")}); drop --user-model/--judge-model`,
+    });
   return JSON.stringify({ ...(JSON.parse(options.config ?? "{}") as object), ...roles });
 }
 
