@@ -6,13 +6,18 @@ import { scoreMusiqueFiles, scoreWikiFiles, type ScoreResult } from "./score-fil
 /**
  * `toolgym export RUN --format musique|2wiki`: a run's episodes as the official prediction files, so
  * `toolgym score` (or the official scripts) score them. The answer is the one the agent gave (`finish`
- * or the text reply's "Answer:" line); supporting paragraphs are those the agent read.
+ * or the text reply's "Answer:" line); supporting paragraphs are those the agent read; predicted_answerable
+ * is its MuSiQue-Full verdict (false after finish(answerable: false) or the answer "unanswerable").
  */
 interface EpisodeFacts {
   id: string;
   position: number;
   answer: string;
+  /** The agent's answerability verdict (MuSiQue-Full); true when it gave none or the run predates it. */
+  predictedAnswerable: boolean;
   readTitles: Set<string>;
+  /** The paragraph idx the episode read (its `read_idxs` diagnostic; absent in runs that predate it). */
+  readIdxs: number[] | undefined;
   example: MultihopExample | undefined;
 }
 
@@ -50,17 +55,22 @@ function factsOf(dataset: MultihopDatasetId, episode: ExportEpisode): EpisodeFac
     if (record.name === "read" && record.isError !== true && typeof title === "string") readTitles.add(title);
   }
   const answer = typeof diagnostics.answer === "string" ? diagnostics.answer : "";
-  return { id, position, answer, readTitles, example: exampleOf(dataset, trajectory, position) };
+  const predictedAnswerable = diagnostics.predicted_answerable !== false;
+  const readIdxs = Array.isArray(diagnostics.read_idxs) ? diagnostics.read_idxs.filter((idx): idx is number => typeof idx === "number") : undefined;
+  return { id, position, answer, predictedAnswerable, readTitles, readIdxs, example: exampleOf(dataset, trajectory, position) };
 }
 
-/** One prediction per example, in file order; a repeated example (samples > 1) keeps its first sample. */
+/**
+ * One prediction per line of the data file, in file order; a repeated example (samples > 1) keeps its
+ * first sample. Keyed by position, not id: MuSiQue-Full's unanswerable twins share their question's id.
+ */
 function uniqueFacts(dataset: MultihopDatasetId, episodes: ExportEpisode[]): EpisodeFacts[] {
-  const byId = new Map<string, EpisodeFacts>();
+  const byPosition = new Map<number, EpisodeFacts>();
   for (const episode of episodes) {
     const facts = factsOf(dataset, episode);
-    if (!byId.has(facts.id)) byId.set(facts.id, facts);
+    if (!byPosition.has(facts.position)) byPosition.set(facts.position, facts);
   }
-  return [...byId.values()].sort((left, right) => left.position - right.position);
+  return [...byPosition.values()].sort((left, right) => left.position - right.position);
 }
 
 /** MuSiQue `evaluate_v1.0.py` input: JSON Lines {id, predicted_answer, predicted_support_idxs, predicted_answerable}. */
@@ -69,8 +79,9 @@ export const musiquePredictions: RunExporter = {
   write(episodes) {
     return uniqueFacts("musique", episodes)
       .map((facts) => {
-        const support = (facts.example?.paragraphs ?? []).filter((paragraph) => facts.readTitles.has(paragraph.title)).map((paragraph) => paragraph.idx);
-        return `${JSON.stringify({ id: facts.id, predicted_answer: facts.answer, predicted_support_idxs: support, predicted_answerable: true })}\n`;
+        const support =
+          facts.readIdxs ?? (facts.example?.paragraphs ?? []).filter((paragraph) => facts.readTitles.has(paragraph.title)).map((paragraph) => paragraph.idx);
+        return `${JSON.stringify({ id: facts.id, predicted_answer: facts.answer, predicted_support_idxs: support, predicted_answerable: facts.predictedAnswerable })}\n`;
       })
       .join("");
   },

@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import type { BenchmarkSummary, RewardBreakdown, SummaryEpisode } from "../../core/index.ts";
+import type { BenchmarkSummary, ExportEpisode, JsonValue, RewardBreakdown, RunExporter, SummaryEpisode } from "../../core/index.ts";
 import { RunTotals } from "../../eval/summary.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { digestOf, resultFromTrajectory } from "../../runs/record.ts";
@@ -125,9 +125,10 @@ describe("musique environment on MuSiQue-Full data", () => {
  * titles of its predicted support paragraphs, then finishes with the predicted answer and answerability.
  * Returns the run summary's metric means and the environment's own summary of the run.
  */
-async function replayRun(predictions: PredictionLine[]): Promise<{ means: Record<string, number>; official: BenchmarkSummary; episodes: SummaryEpisode[] }> {
+async function replayRun(predictions: PredictionLine[]): Promise<{ means: Record<string, number>; official: BenchmarkSummary; exported: ExportEpisode[] }> {
   const totals = new RunTotals();
   const episodes: SummaryEpisode[] = [];
+  const exported: ExportEpisode[] = [];
   const config = musiqueEnvironment.configSchema.parse({ mode: "search", file: GOLD });
   for (const [index, line] of predictions.entries()) {
     const paragraphs = task(index).example.paragraphs;
@@ -149,6 +150,7 @@ async function replayRun(predictions: PredictionLine[]): Promise<{ means: Record
     const record = resultFromTrajectory({ trajectory, promptLength: 2, startedAt: "", durationMs: 0 });
     totals.add(digestOf(record));
     episodes.push({ metrics: record.metrics, diagnostics: trajectory.diagnostics });
+    exported.push({ exampleId: index, trajectory: trajectory as unknown as JsonValue, metrics: record.metrics });
   }
   const means = totals.summary(
     { dir: "", runId: "", env: "musique", benchmark: "musique", model: "replay", total: predictions.length, resumedFrom: 0 },
@@ -156,7 +158,7 @@ async function replayRun(predictions: PredictionLine[]): Promise<{ means: Record
   ).metrics;
   const summarize = musiqueEnvironment.summary?.summarize as (episodes: SummaryEpisode[]) => BenchmarkSummary;
   // Episodes arrive in any order from a parallel run; the summary sorts them back into file order.
-  return { means, official: summarize([...episodes].reverse()), episodes };
+  return { means, official: summarize([...episodes].reverse()), exported: exported.reverse() };
 }
 
 describe("MuSiQue-Full run summary", () => {
@@ -179,29 +181,18 @@ describe("MuSiQue-Full run summary", () => {
 
 describe("MuSiQue-Full: the environment's own summary of a run is what evaluate_v1.0.py prints for it", () => {
   // The agent's predicted support is the paragraphs it read, and read returns every paragraph sharing a
-  // title, so support metrics are checked against the official scorer on the run's own prediction file.
+  // title, so support metrics are checked against the scorer on the run's exported prediction file.
   // pred_mixed line 22 says "unanswerable" with predicted_answerable true, which the environment reads as
   // abstaining, so its group metrics differ from the file's.
   for (const variant of ["perfect", "all_answerable", "all_unanswerable", "flip_third", "support_empty", "support_superset", "random", "mixed"]) {
     it(`${variant}: answer metrics equal the official output on pred_${variant}.jsonl; all five equal the scorer on the run's predictions`, async () => {
-      const { official, episodes } = await replayRun(readPredictions(`pred_${variant}.jsonl`));
+      const { official, exported } = await replayRun(readPredictions(`pred_${variant}.jsonl`));
       const printed = expected.variants[variant]?.metrics as Record<string, number>;
       const answerKeys = variant === "mixed" ? ["answer_f1", "answer_em"] : ["answer_f1", "answer_em", "group_answer_sufficiency_f1"];
       for (const key of answerKeys) assert.equal(official[key], printed[key], `${variant} ${key}`);
+      // The run's predictions as `toolgym export RUN --format musique` writes them.
       const file = join(directory, `run_${variant}.jsonl`);
-      writeFileSync(
-        file,
-        episodes
-          .map((episode) =>
-            JSON.stringify({
-              id: episode.diagnostics?.example_id,
-              predicted_answer: episode.diagnostics?.answer,
-              predicted_support_idxs: episode.diagnostics?.read_idxs,
-              predicted_answerable: episode.diagnostics?.predicted_answerable,
-            }),
-          )
-          .join("\n"),
-      );
+      writeFileSync(file, (musiqueEnvironment.exports?.musique as RunExporter).write(exported));
       const scored = metricValues(scoreMusiqueFiles({ goldFile: GOLD, predictionFile: file }));
       assert.deepEqual(Object.keys(scored).length, 5);
       for (const [key, value] of Object.entries(scored)) assert.equal(official[key], value, `${variant} ${key}`);
