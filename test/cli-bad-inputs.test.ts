@@ -116,6 +116,12 @@ function cases(): Case[] {
       absent: evalOut,
       says: /answered HTTP 404: no such route/,
     },
+    {
+      argv: ["eval", "--env", "mock", "--n", "3", "--quiet", "--out", at("runs"), "--run-id", "r1", "--resume"],
+      exit: 2,
+      code: "RESUME_MISMATCH",
+      says: /--n \(2 then, 3 now\)/,
+    },
     { argv: ["eval", "--suite", "nope"], exit: 2, code: "SUITE_UNKNOWN" },
     { argv: ["eval", "--suite", "seed-card", "--out", evalOut], exit: 2, code: "SUITE_DATA_MISSING", absent: evalOut },
     { argv: ["audit", "mock", "--n", "-1"], exit: 2, code: "OPTION_INVALID" },

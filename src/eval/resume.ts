@@ -16,6 +16,24 @@ function newestRun(parent: string): string | undefined {
   return runs.length > 0 ? join(parent, runs[runs.length - 1] as string) : undefined;
 }
 
+/** What differs between a run on disk and the one asked for now, as "--n (100 then, 40 now)", so the user knows what to change. */
+function differingFields(existing: RunMetadata, wanted: RunDescription): string[] {
+  const show = (value: unknown) => JSON.stringify(value ?? null);
+  const pairs: Array<[string, unknown, unknown]> = [
+    ["--n", existing.env.n, wanted.env.n],
+    ["--seed", existing.env.seed, wanted.env.seed],
+    ["--split", existing.env.split, wanted.env.split],
+    ["--config", existing.env.config, wanted.env.config],
+    ["--samples", existing.env.samples, wanted.env.samples],
+    ["--model", existing.model.name, wanted.model.name],
+    ["sampling (--temperature, --top-p, --top-k, --max-tokens, --sampling-seed)", existing.generation.sampling, wanted.generation.sampling],
+    ["--chat-template-kwargs", existing.generation.chatTemplateKwargs, wanted.generation.chatTemplateKwargs],
+    ["--max-turns", existing.generation.maxTurns, wanted.generation.maxTurns],
+    ["the environment's tools (its version changed)", existing.generation.toolSchemasHash, wanted.generation.toolSchemasHash],
+  ];
+  return pairs.filter(([, then, now]) => show(then) !== show(now)).map(([field, then, now]) => `${field} (${show(then)} then, ${show(now)} now)`);
+}
+
 export interface ResumedRun {
   directory: string;
   /** The run's metadata, back to `running`. */
@@ -41,9 +59,10 @@ export function findRunToResume(parent: string, runId: string | undefined, wante
     existing.env.samples !== wanted.env.samples ||
     existing.model.name !== wanted.model.name
   ) {
+    const fields = differingFields(existing, wanted);
     throw new UsageError({
       code: "RESUME_MISMATCH",
-      message: `cannot resume ${directory}: it was run with a different task set, model or generation path (fingerprint ${existing.generation.fingerprint}); use the same options, or start a new run`,
+      message: `cannot resume ${directory}: it was run with different ${fields.length > 0 ? fields.join(", ") : `settings (generation fingerprint ${existing.generation.fingerprint})`}; use the same options, or drop --resume to start a new run`,
     });
   }
   const { results, notes } = readResultsForResume(join(directory, RESULTS_FILE), digestOf);
