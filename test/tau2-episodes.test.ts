@@ -12,6 +12,7 @@ import { trajectoryMetrics } from "../src/runs/record.ts";
 import { runEpisode } from "../src/rollout/run-episode.ts";
 import { tau2MockEnvironment } from "../src/envs/tau2_mock/index.ts";
 import { tau2RetailEnvironment } from "../src/envs/tau2_retail/index.ts";
+import { tau2TelecomEnvironment } from "../src/envs/tau2_telecom/index.ts";
 
 async function play(env: AnyEnvironment, split: string, index: number, policyId: string): Promise<Trajectory> {
   const policy = tau2Policies.find((candidate) => candidate.id === policyId);
@@ -46,6 +47,14 @@ describe("tau2 episodes with the scripted user", () => {
       const trajectory = await play(tau2MockEnvironment, "base", index, "oracle");
       const expected = ids[index] === "update_task_with_user_tools" ? 0 : 1;
       assert.equal(trajectory.reward?.total, expected, `task ${ids[index]}: ${JSON.stringify(trajectory.reward?.components)}`);
+    }
+  });
+
+  it("the oracle scores 1.0 on every telecom task, running the user-side actions through the scripted user", async () => {
+    const ids = getDomain("telecom").splits().small as string[];
+    for (let index = 0; index < ids.length; index++) {
+      const trajectory = await play(tau2TelecomEnvironment, "small", index, "oracle");
+      assert.equal(trajectory.reward?.total, 1, `task ${ids[index]}: ${JSON.stringify(trajectory.reward?.components)}`);
     }
   });
 
