@@ -3,7 +3,15 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import type { BenchmarkSummary, ExportEpisode, JsonValue, RewardBreakdown, RunExporter, SummaryEpisode } from "../../core/index.ts";
+import {
+  createRandom,
+  type BenchmarkSummary,
+  type ExportEpisode,
+  type JsonValue,
+  type RewardBreakdown,
+  type RunExporter,
+  type SummaryEpisode,
+} from "../../core/index.ts";
 import { RunTotals } from "../../eval/summary.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { digestOf, resultFromTrajectory } from "../../runs/record.ts";
@@ -11,6 +19,7 @@ import { createScriptedAgent, type ScriptedDecision } from "../_kit/scripted.ts"
 import { DATASET_FILES, resolveDataSource } from "./dataset.ts";
 import { MULTIHOP_FIXTURES } from "./fixtures.ts";
 import { musiqueEnvironment, type MultihopTask } from "./index.ts";
+import { multihopPolicies } from "./policies/index.ts";
 import { metricValues, scoreMusiqueFiles } from "./score-files.ts";
 
 /** The musique environment on MuSiQue-Full data (the 40-line Full fixture: 20 ids, each with an unanswerable twin). */
@@ -207,5 +216,20 @@ describe("MuSiQue-Full: the environment's own summary of a run is what evaluate_
     assert.equal(official.ids, 1);
     assert.equal(official.unpaired_ids, 1);
     assert.match(official.text, /1 ids without both lines/);
+  });
+});
+
+describe("MuSiQue-Full: the oracle", () => {
+  it("answers the answerable questions and abstains on their twins: reward 1 on all 40 lines, in the tool and text modes", async () => {
+    const oracle = multihopPolicies.find((policy) => policy.id === "oracle") as (typeof multihopPolicies)[number];
+    for (const mode of ["search", "context"]) {
+      const config = musiqueEnvironment.configSchema.parse({ mode, file: GOLD });
+      for (let index = 0; index < goldAnswerable.length; index++) {
+        const agent = oracle.create({ task: task(index, mode), random: createRandom("oracle", index) });
+        const trajectory = await runEpisode({ env: musiqueEnvironment, split: "dev", seed: 0, index, config, agent });
+        assert.equal(trajectory.reward?.total, 1, `${mode} ${index}`);
+        assert.equal(trajectory.diagnostics.predicted_answerable, goldAnswerable[index]);
+      }
+    }
   });
 });

@@ -28,11 +28,13 @@ export const multihopPolicies: ScriptedPolicy<MultihopTask>[] = [
       const supporting = task.example.paragraphs.filter((paragraph) => paragraph.supporting);
       const titles = [...new Set(supporting.map((paragraph) => paragraph.title))];
       return createScriptedAgent("oracle", ({ turn }) => {
-        if (task.mode !== "search" && task.mode !== "pool") return { text: `The supporting paragraphs settle it.\nAnswer: ${task.example.answer}` };
+        // A MuSiQue-Full unanswerable twin: the oracle says so instead of answering.
+        const answer = task.example.answerable ? task.example.answer : "unanswerable";
+        if (task.mode !== "search" && task.mode !== "pool") return { text: `The supporting paragraphs settle it.\nAnswer: ${answer}` };
         if (turn === 1 && supporting.length > 0)
           return { calls: supporting.map((paragraph) => ({ name: "search", arguments: { query: queryFor(`${paragraph.title} ${paragraph.text}`) } })) };
         if (turn === 2 && titles.length > 0) return { calls: titles.map((title) => ({ name: "read", arguments: { title } })) };
-        return { calls: [{ name: "finish", arguments: { answer: task.example.answer } }] };
+        return { calls: [{ name: "finish", arguments: task.example.answerable ? { answer } : { answerable: false } }] };
       });
     },
   },
