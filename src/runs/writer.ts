@@ -6,7 +6,10 @@ import { METADATA_FILE, RESULTS_FILE, SUMMARY_FILE } from "./reader.ts";
 import { RUN_SCHEMA_VERSION, RunMetadataSchema, RunSummarySchema, type ResultRecord, type RunMetadata, type RunSummary } from "./schemas.ts";
 
 /** What a caller says about a new run; the rest (id, status, version, times) is filled in here. */
-export type RunDescription = Omit<RunMetadata, "schemaVersion" | "runId" | "status" | "toolgymVersion" | "createdAt" | "finishedAt" | "counts" | "failure" | "provider">;
+export type RunDescription = Omit<
+  RunMetadata,
+  "schemaVersion" | "runId" | "status" | "toolgymVersion" | "createdAt" | "finishedAt" | "counts" | "failure" | "provider"
+>;
 
 /** The metadata of a run that starts now (the one place run metadata is built). */
 export function newRunMetadata(description: RunDescription, runId: string = createRunId()): RunMetadata {
