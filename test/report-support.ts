@@ -23,6 +23,8 @@ export function modelGeneration(overrides: Partial<Omit<GenerationPath, "fingerp
 export interface SyntheticEpisode {
   /** Metric values; `reward` becomes the total. */
   metrics: Record<string, number>;
+  /** Which of `metrics` are reward components (recorded as the trajectory's reward.components); the rest are diagnostics. */
+  components?: string[];
   turns?: number;
   errored?: boolean;
 }
@@ -74,7 +76,12 @@ export function writeSyntheticRun(options: {
       turns: episode.turns ?? 3,
       termination: episode.errored ? "errored" : "finished",
       format_errors: 0,
-      info: { timing: { startedAt: "2026-01-01T00:00:00.000Z", durationMs: 10 } },
+      info: {
+        timing: { startedAt: "2026-01-01T00:00:00.000Z", durationMs: 10 },
+        ...(episode.components && !episode.errored
+          ? { trajectory: { reward: { components: Object.fromEntries(episode.components.map((name) => [name, episode.metrics[name] ?? 0])) } } }
+          : {}),
+      },
     };
     results.append(record);
     totals.add(digestOf(record));

@@ -3,6 +3,7 @@ import { mean } from "../statistics.ts";
 import type { ResultRecord } from "../suites/run-directory.ts";
 import { NOT_AVAILABLE } from "../suites/run-suite.ts";
 import { ENVIRONMENT_BREAKDOWNS, buildBreakdown, type Breakdown } from "./breakdown.ts";
+import { rewardComponentNames } from "./chart-data.ts";
 import { findingSentence } from "./findings.ts";
 import { attachSummary, type RowSummary } from "./summary.ts";
 import type { LoadedInputs, LoadedRun } from "./load.ts";
@@ -64,6 +65,8 @@ export interface ReportRun {
   meanTurns: number;
   turns: number[];
   components: Record<string, number>;
+  /** Which keys of `components` are reward components (from the trajectories); the rest are diagnostics. */
+  rewardComponents: string[];
   notes: string[];
 }
 
@@ -132,6 +135,7 @@ function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
     meanTurns: mean(turns),
     turns,
     components: Object.fromEntries(Object.entries(components).map(([name, values]) => [name, mean(values)])),
+    rewardComponents: rewardComponentNames(run.results),
     notes: run.notes,
   };
 }

@@ -1,7 +1,8 @@
 import type { Report } from "./build.ts";
 import { formatInterval, formatPair, formatSigned } from "./format.ts";
 import { benchmarkName, cellWithSummary, metricName, subRows } from "./markdown.ts";
-import { PALETTE, barChart, escapeXml, histogram } from "./svg.ts";
+import { splitMetrics } from "./chart-data.ts";
+import { PALETTE, SMALL, barChart, escapeXml, histogram } from "./svg.ts";
 
 const STYLE = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#222}
 table{border-collapse:collapse;margin:12px 0;font-size:13px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
@@ -73,20 +74,34 @@ function chartsHtml(report: Report): string {
     }),
   );
   const benchmarks = [...new Set(report.runs.map((run) => run.benchmark))];
-  const componentCharts = benchmarks.map((benchmark) => {
+  const componentCharts: string[] = [];
+  const countCharts: string[] = [];
+  for (const benchmark of benchmarks) {
     const runs = report.runs.filter((run) => run.benchmark === benchmark);
-    const names = [...new Set(runs.flatMap((run) => Object.keys(run.components)))].filter((name) => name !== "reward").sort();
-    const values = runs.flatMap((run) => Object.values(run.components));
-    return barChart({
-      title: `${benchmark} — reward components`,
-      label: `reward-component breakdown of ${benchmark}`,
-      maximum: Math.max(1, ...values.filter(Number.isFinite)),
-      groups: names.map((name) => ({
-        label: name,
-        bars: runs.map((run) => ({ label: `${run.model} ${name}`, value: run.components[name] ?? Number.NaN, color: color(report, run.model) })),
-      })),
-    });
-  });
+    const { components, counts } = splitMetrics(runs);
+    const bars = (name: string) =>
+      runs.map((run) => ({ label: `${run.model} ${name}`, value: run.components[name] ?? Number.NaN, color: color(report, run.model) }));
+    // Reward components are scores in [0,1]: a fixed axis keeps benchmarks and models comparable at a glance.
+    if (components.length > 0)
+      componentCharts.push(
+        barChart({
+          title: `${benchmark} — reward components`,
+          label: `reward-component breakdown of ${benchmark} on a 0 to 1 axis`,
+          maximum: 1,
+          groups: components.map((name) => ({ label: name, bars: bars(name) })),
+        }),
+      );
+    // Diagnostics are counts on their own scales (tool calls, searches...): one small chart each, so none flattens another.
+    for (const name of counts)
+      countCharts.push(
+        barChart({
+          title: `${benchmark} — ${name}`,
+          label: `mean ${name} per episode of ${benchmark}`,
+          size: SMALL,
+          groups: [{ label: `mean ${name}`, bars: bars(name) }],
+        }),
+      );
+  }
   const turnCharts = benchmarks.map((benchmark) => {
     const runs = report.runs.filter((run) => run.benchmark === benchmark);
     return histogram({
@@ -96,7 +111,7 @@ function chartsHtml(report: Report): string {
     });
   });
   const legend = `<p class="legend">${report.models.map((model) => `<span><i class="swatch" style="background:${color(report, model)}"></i>${escapeXml(model)}</span>`).join("")}</p>`;
-  return `<h2>Metrics with 95% CIs</h2>${legend}<div class="charts" id="metric-charts">${metricCharts.join("")}</div><h2>Reward components</h2><div class="charts" id="component-charts">${componentCharts.join("")}</div><h2>Turns per episode</h2><div class="charts" id="turn-charts">${turnCharts.join("")}</div>`;
+  return `<h2>Metrics with 95% CIs</h2>${legend}<div class="charts" id="metric-charts">${metricCharts.join("")}</div><h2>Reward components</h2><div class="charts" id="component-charts">${componentCharts.join("") || "<p>No reward components recorded.</p>"}</div>${countCharts.length > 0 ? `<h2>Diagnostics (mean per episode)</h2><div class="charts" id="count-charts">${countCharts.join("")}</div>` : ""}<h2>Turns per episode</h2><div class="charts" id="turn-charts">${turnCharts.join("")}</div>`;
 }
 
 function settingsHtml(report: Report): string {

@@ -10,19 +10,32 @@ const WIDTH = 360;
 const HEIGHT = 220;
 const MARGIN = { top: 24, right: 12, bottom: 44, left: 44 };
 
-function frame(title: string, body: string, label: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="${escapeXml(label)}" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}"><title>${escapeXml(label)}</title><text x="${WIDTH / 2}" y="15" text-anchor="middle" class="chart-title">${escapeXml(title)}</text>${body}</svg>`;
+/** A small chart (one diagnostics count) beside others of its kind. */
+export const SMALL = { width: 200, height: 180 };
+
+function frame(title: string, body: string, label: string, size: { width: number; height: number }, maximum: number): string {
+  const { width, height } = size;
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="${escapeXml(label)}" data-axis-min="0" data-axis-max="${maximum}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><title>${escapeXml(label)}</title><text x="${width / 2}" y="15" text-anchor="middle" class="chart-title">${escapeXml(title)}</text>${body}</svg>`;
 }
 
-function axis(maximum: number): { y: (value: number) => number; body: string } {
-  const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
+/** The smallest of 1, 2, 2.5 or 5 times a power of ten at or above `value`, so axis ticks stay round. */
+export function niceCeiling(value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value - 1e-12) return step * power;
+  return 10 * power;
+}
+
+function axis(maximum: number, size: { width: number; height: number }): { y: (value: number) => number; body: string } {
+  const { width, height } = size;
+  const plotHeight = height - MARGIN.top - MARGIN.bottom;
   const y = (value: number) => MARGIN.top + plotHeight * (1 - Math.max(0, Math.min(value, maximum)) / maximum);
-  let body = `<line x1="${MARGIN.left}" y1="${MARGIN.top}" x2="${MARGIN.left}" y2="${HEIGHT - MARGIN.bottom}" stroke="#555"/><line x1="${MARGIN.left}" y1="${HEIGHT - MARGIN.bottom}" x2="${WIDTH - MARGIN.right}" y2="${HEIGHT - MARGIN.bottom}" stroke="#555"/>`;
+  let body = `<line x1="${MARGIN.left}" y1="${MARGIN.top}" x2="${MARGIN.left}" y2="${height - MARGIN.bottom}" stroke="#555"/><line x1="${MARGIN.left}" y1="${height - MARGIN.bottom}" x2="${width - MARGIN.right}" y2="${height - MARGIN.bottom}" stroke="#555"/>`;
   for (let tick = 0; tick <= 4; tick++) {
     const value = (maximum * tick) / 4;
     const position = y(value).toFixed(1);
-    const text = Number.isInteger(value) ? String(value) : value.toFixed(2);
-    body += `<line x1="${MARGIN.left - 4}" y1="${position}" x2="${WIDTH - MARGIN.right}" y2="${position}" stroke="#ddd"/><text x="${MARGIN.left - 6}" y="${position}" dy="4" text-anchor="end" class="tick">${text}</text>`;
+    const text = Number.isInteger(value) ? String(value) : String(Number(value.toFixed(3)));
+    body += `<line x1="${MARGIN.left - 4}" y1="${position}" x2="${width - MARGIN.right}" y2="${position}" stroke="#ddd"/><text x="${MARGIN.left - 6}" y="${position}" dy="4" text-anchor="end" class="tick y-tick">${text}</text>`;
   }
   return { y, body };
 }
@@ -36,11 +49,19 @@ export interface Bar {
 }
 
 /** Vertical bars with optional CI whiskers; groups share an x label (e.g. a component, models inside). */
-export function barChart(options: { title: string; groups: Array<{ label: string; bars: Bar[] }>; maximum?: number; label: string }): string {
+export function barChart(options: {
+  title: string;
+  groups: Array<{ label: string; bars: Bar[] }>;
+  /** A fixed top of the axis (e.g. 1 for values in [0,1]); otherwise a round number above the largest value. */
+  maximum?: number;
+  label: string;
+  size?: { width: number; height: number };
+}): string {
+  const size = options.size ?? { width: WIDTH, height: HEIGHT };
   const values = options.groups.flatMap((group) => group.bars.flatMap((bar) => [bar.value, bar.high ?? bar.value])).filter(Number.isFinite);
-  const maximum = options.maximum ?? Math.max(1, ...values);
-  const { y, body: axisBody } = axis(maximum);
-  const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
+  const maximum = options.maximum ?? niceCeiling(Math.max(1, ...values));
+  const { y, body: axisBody } = axis(maximum, size);
+  const plotWidth = size.width - MARGIN.left - MARGIN.right;
   const groupWidth = plotWidth / Math.max(1, options.groups.length);
   let body = axisBody;
   options.groups.forEach((group, groupIndex) => {
@@ -55,9 +76,9 @@ export function barChart(options: { title: string; groups: Array<{ label: string
         body += `<path class="whisker" d="M${center} ${y(bar.low).toFixed(1)}V${y(bar.high).toFixed(1)}M${(Number(center) - 4).toFixed(1)} ${y(bar.low).toFixed(1)}h8M${(Number(center) - 4).toFixed(1)} ${y(bar.high).toFixed(1)}h8" stroke="#222" stroke-width="1.5" fill="none"/>`;
       }
     });
-    body += `<text x="${(x0 + groupWidth / 2).toFixed(1)}" y="${HEIGHT - MARGIN.bottom + 16}" text-anchor="middle" class="tick">${escapeXml(group.label)}</text>`;
+    body += `<text x="${(x0 + groupWidth / 2).toFixed(1)}" y="${size.height - MARGIN.bottom + 16}" text-anchor="middle" class="tick x-label">${escapeXml(group.label)}</text>`;
   });
-  return frame(options.title, body, options.label);
+  return frame(options.title, body, options.label, size, maximum);
 }
 
 /** Histogram of integer counts (e.g. turns per episode), one translucent series per model. */
@@ -72,7 +93,8 @@ export function histogram(options: { title: string; series: Array<{ label: strin
     return list;
   });
   const maximum = Math.ceil(Math.max(1, ...counts.flat()) / 4) * 4;
-  const { y, body: axisBody } = axis(maximum);
+  const size = { width: WIDTH, height: HEIGHT };
+  const { y, body: axisBody } = axis(maximum, size);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const binWidth = plotWidth / bins;
   let body = axisBody;
@@ -88,5 +110,5 @@ export function histogram(options: { title: string; series: Array<{ label: strin
   for (let bin = 0; bin < bins; bin += step)
     body += `<text x="${(MARGIN.left + (bin + 0.5) * binWidth).toFixed(1)}" y="${HEIGHT - MARGIN.bottom + 14}" text-anchor="middle" class="tick">${low + bin}</text>`;
   body += `<text x="${MARGIN.left + plotWidth / 2}" y="${HEIGHT - 8}" text-anchor="middle" class="tick">turns</text>`;
-  return frame(options.title, body, options.label);
+  return frame(options.title, body, options.label, size, maximum);
 }
