@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { getPolicy } from "../../agents/scripted/registry.ts";
-import { createRandom, type Trajectory } from "../../core/index.ts";
+import { createRandom, type AnyEnvironment, type Trajectory } from "../../core/index.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { describeEnvironmentContract } from "../_kit/contract.ts";
 import { extractTextAnswer } from "./answer-text.ts";
@@ -17,7 +17,7 @@ import { musiqueEnvironment, wikiEnvironment, type MultihopTask } from "./index.
 describeEnvironmentContract(musiqueEnvironment, { config: { mode: "context" }, samples: 5 });
 describeEnvironmentContract(wikiEnvironment, { config: { mode: "closed_book" }, samples: 5 });
 
-async function run(env: typeof musiqueEnvironment, config: Record<string, unknown>, policyId: string, index: number): Promise<Trajectory> {
+async function run(env: AnyEnvironment, config: Record<string, unknown>, policyId: string, index: number): Promise<Trajectory> {
   const parsed = env.configSchema.parse(config);
   const task = env.generate({ split: "dev", seed: 0, index, config: parsed });
   const agent = getPolicy(env.id, policyId).create({ task, random: createRandom("test", index) });
