@@ -80,7 +80,7 @@ describe("tau2 copy-on-write databases", () => {
     assert.equal(second.dbHash(), fresh);
     assert.equal(new Tau2Environment(domain).dbHash(), fresh);
     // Structural sharing: untouched orders are the very same objects in both episodes.
-    const orders = (env: Tau2Environment) => env.agent.root.orders as Record<string, unknown>;
+    const orders = (env: Tau2Environment) => Object.fromEntries(env.agent.root.orders as Map<string, unknown>);
     assert.equal(orders(first)["#W2611340"], orders(second)["#W2611340"]);
     assert.notEqual(orders(first)["#W6247578"], orders(second)["#W6247578"]);
   });

@@ -137,6 +137,14 @@ export class Tau2Environment {
     return hasherFor(this.domain).hash(this.agent.root);
   }
 
+  /** tau2's DB check (agent and user DB hashes equal), decided without hashing. */
+  sameDatabases(other: Tau2Environment): boolean {
+    const hasher = hasherFor(this.domain);
+    if (!hasher.equal(this.agent.root, other.agent.root)) return false;
+    if (this.user === null || other.user === null) return this.user === other.user;
+    return hasher.equal(this.user.root, other.user.root);
+  }
+
   userDbHash(): string | null {
     return this.user ? hasherFor(this.domain).hash(this.user.root) : null;
   }

@@ -53,7 +53,7 @@ function evaluateEnvironment(domain: Tau2Domain, task: Tau2Task, basis: RewardTy
       if (!(error instanceof PyError)) throw error;
     }
   }
-  const dbMatch = gold.dbHash() === predicted.dbHash() && gold.userDbHash() === predicted.userDbHash();
+  const dbMatch = gold.sameDatabases(predicted);
   const dbReward = dbMatch ? 1.0 : 0.0;
   const checks: Row[] = [];
   let assertionReward = 1.0;

@@ -1,5 +1,5 @@
 import { lazy, mapValues, pick, readDbAsset } from "./data.ts";
-import { dictGet, dictValues } from "./ordered-json.ts";
+import { dictEntries, dictGet, dictValues } from "./ordered-json.ts";
 import type { Tau2Domain } from "./environment.ts";
 import { PyError, pyCount, pyDumps, pyHasKey, pyIterate, pyLower, pyRound2 } from "./python.ts";
 import { calculate } from "./calculate.ts";
@@ -59,8 +59,10 @@ export function normalizeRetail(raw: Row): Row {
       normalized.variants = mapValues(normalized.variants, (variant) => pick(variant, ["item_id", "options", "available", "price"]));
       return normalized;
     }),
-    users: mapValues(dictGet(raw, "users"), normalizeUser),
-    orders: mapValues(dictGet(raw, "orders"), normalizeOrder),
+    // Maps, not objects: an episode's first write copies the whole table, and copying a Map of a
+    // thousand entries is far cheaper than spreading a thousand-key object.
+    users: new Map(dictEntries(mapValues(dictGet(raw, "users"), normalizeUser))),
+    orders: new Map(dictEntries(mapValues(dictGet(raw, "orders"), normalizeOrder))),
   };
 }
 
@@ -69,15 +71,15 @@ const retailDb = lazy(() => deepFreeze(normalizeRetail(readDbAsset("domains/reta
 const db = (context: ToolContext): Row => context.agent.root;
 
 function getOrder(context: ToolContext, orderId: unknown): Row {
-  const orders = db(context).orders as Row;
+  const orders = db(context).orders;
   if (!pyHasKey(orders, orderId)) throw new PyError("ValueError", "Order not found");
-  return orders[orderId as string] as Row;
+  return dictGet(orders, orderId as string) as Row;
 }
 
 function getUser(context: ToolContext, userId: unknown): Row {
-  const users = db(context).users as Row;
+  const users = db(context).users;
   if (!pyHasKey(users, userId)) throw new PyError("ValueError", "User not found");
-  return users[userId as string] as Row;
+  return dictGet(users, userId as string) as Row;
 }
 
 function getProduct(context: ToolContext, productId: unknown): Row {
@@ -183,7 +185,7 @@ const retailTools: Tau2Function[] = [
     return model(target);
   }),
   tool("find_user_id_by_name_zip", "read", ["first_name", "last_name", "zip"], (context, { first_name, last_name, zip }) => {
-    for (const [userId, user] of Object.entries(db(context).users as Record<string, Row>)) {
+    for (const [userId, user] of dictEntries(db(context).users) as [string, Row][]) {
       const name = user.name as Row;
       if (pyLower(name.first_name) === pyLower(first_name) && pyLower(name.last_name) === pyLower(last_name) && (user.address as Row).zip === zip) {
         return userId;
@@ -192,7 +194,7 @@ const retailTools: Tau2Function[] = [
     throw new PyError("ValueError", "User not found");
   }),
   tool("find_user_id_by_email", "read", ["email"], (context, { email }) => {
-    for (const [userId, user] of Object.entries(db(context).users as Record<string, Row>)) {
+    for (const [userId, user] of dictEntries(db(context).users) as [string, Row][]) {
       if (pyLower(user.email) === pyLower(email)) return userId;
     }
     throw new PyError("ValueError", "User not found");

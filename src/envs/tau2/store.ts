@@ -79,6 +79,28 @@ export class DbHasher {
     return createHash("sha256").update(this.dump(root, false), "utf8").digest("hex");
   }
 
+  /**
+   * Whether two DBs dump to the same text, without building it: shared (identical) subtrees are equal
+   * at once, so comparing two episodes of one base costs only their changed paths. Equal dumps are
+   * exactly equal hashes, which is all tau2's DB check compares.
+   */
+  equal(left: unknown, right: unknown, asFloat = false): boolean {
+    if (left === right) return true;
+    const isNode = (value: unknown) => value !== null && typeof value === "object" && !(value instanceof PyFloat);
+    if (!isNode(left) || !isNode(right)) return this.dump(left, asFloat) === this.dump(right, asFloat);
+    if (Array.isArray(left) || Array.isArray(right)) {
+      if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+      return left.every((item, index) => this.equal(item, right[index], asFloat));
+    }
+    const leftEntries = left instanceof Map ? new Map(left) : new Map(Object.entries(left as Record<string, unknown>));
+    const rightEntries = right instanceof Map ? right : new Map(Object.entries(right as Record<string, unknown>));
+    if (leftEntries.size !== rightEntries.size) return false;
+    for (const [key, value] of leftEntries) {
+      if (!rightEntries.has(key) || !this.equal(value, rightEntries.get(key), this.options.floatKeys?.has(key) ?? false)) return false;
+    }
+    return true;
+  }
+
   dump(value: unknown, asFloat: boolean): string {
     if (value === null || typeof value !== "object" || value instanceof PyFloat) {
       return pyDumps(asFloat && typeof value === "number" ? new PyFloat(value) : value, this.options);
