@@ -1,23 +1,8 @@
-import { mean } from "../statistics.ts";
-import type { ResultRecord } from "../suites/run-directory.ts";
+import type { ResultRecord } from "../../runs/schemas.ts";
+import { bootstrapMean, inTaskOrder, mean } from "../statistics.ts";
 import type { LoadedRun } from "./load.ts";
-import { meanInterval } from "./statistics.ts";
 
-/** How a benchmark's episodes split into sub-rows: by one key of each trajectory's diagnostics. */
-export interface BreakdownSpec {
-  /** The diagnostics key whose value names the sub-row (e.g. babyai's `task`). */
-  key: string;
-  /** Metrics each sub-row shows (keys of each result's `metrics`). */
-  metrics: string[];
-}
-
-/**
- * Environments whose report rows get sub-rows, by environment id. BabyAI: BALROG reports return and
- * progression per task (`goto`, `pickup`, `open`, `putnext`, `pick_up_seq_go_to`) as well as overall.
- */
-export const ENVIRONMENT_BREAKDOWNS: Record<string, BreakdownSpec> = {
-  babyai: { key: "task", metrics: ["return", "progression"] },
-};
+import type { BreakdownSpec } from "../../core/index.ts";
 
 export interface BreakdownCell {
   model: string;
@@ -106,10 +91,10 @@ export function buildBreakdown(benchmark: string, runs: readonly LoadedRun[], sp
         for (const metric of spec.metrics) {
           const byTask = byMetric?.get(metric) ?? new Map<string, number[]>();
           for (const task of byTask.keys()) tasks.add(task);
-          const interval = meanInterval(
-            [...byTask.values()].map((values) => mean(values)),
+          const interval = bootstrapMean(
+            inTaskOrder(byTask).map((values) => mean(values)),
             // The all-tasks group uses the benchmark row's seed, so its CI matches that row's where they share a metric.
-            value === ALL_GROUP ? `${benchmark}/${metric}/${label}` : `${benchmark}/${spec.key}=${value}/${metric}/${label}`,
+            { seed: value === ALL_GROUP ? `${benchmark}/${metric}/${label}` : `${benchmark}/${spec.key}=${value}/${metric}/${label}` },
           );
           metrics[metric] = { mean: interval.mean, low: interval.low, high: interval.high };
         }

@@ -1,14 +1,14 @@
 import { UsageError } from "../../core/index.ts";
-import { mean } from "../statistics.ts";
-import type { ResultRecord } from "../suites/run-directory.ts";
+import type { ResultRecord } from "../../runs/schemas.ts";
 import { NOT_AVAILABLE } from "../suites/run-suite.ts";
-import { ENVIRONMENT_BREAKDOWNS, buildBreakdown, type Breakdown } from "./breakdown.ts";
+import { buildBreakdown, type Breakdown } from "./breakdown.ts";
+import { getEnvironment, isEnvironmentId } from "../../envs/registry.ts";
 import { rewardComponentNames } from "./chart-data.ts";
 import { findingSentence } from "./findings.ts";
 import { attachSummary, type RowSummary } from "./summary.ts";
 import type { LoadedInputs, LoadedRun } from "./load.ts";
 import { findMismatches, refuseMismatches, type Mismatch } from "./mismatch.ts";
-import { CONFIDENCE, compareTasks, holmAdjust, isBinary, meanInterval, type PairedDifference } from "./statistics.ts";
+import { CONFIDENCE, bootstrapMean, compareTasks, holmAdjust, inTaskOrder, isBinary, mean, type PairedDifference } from "../statistics.ts";
 
 export const ALPHA = 0.05;
 
@@ -195,7 +195,7 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
     for (const metric of metrics) {
       const perRun = list.map((run) => ({ run, ...taskValues(run, metric) }));
       const cells: ReportCell[] = perRun.map(({ run, values, missing }) => {
-        const interval = meanInterval([...values.values()], `${benchmark}/${metric}/${run.metadata.model.label}`);
+        const interval = bootstrapMean(inTaskOrder(values), { seed: `${benchmark}/${metric}/${run.metadata.model.label}` });
         return {
           model: run.metadata.model.label,
           mean: interval.mean,
@@ -228,7 +228,7 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
         notes.push(`compared despite mismatches (--allow-mismatch): ${[...new Set(rowMismatches.map((mismatch) => mismatch.field))].join(", ")}`);
       rows.push({ ...base, metric, status: "ok", reason: null, cells, comparisons, finding: "", notes });
     }
-    const spec = ENVIRONMENT_BREAKDOWNS[base.env];
+    const spec = isEnvironmentId(base.env) ? getEnvironment(base.env).breakdown : undefined;
     const breakdown = spec ? buildBreakdown(benchmark, list, spec) : undefined;
     if (breakdown) {
       const last = rows.at(-1) as ReportRow;
