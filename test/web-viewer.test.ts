@@ -144,7 +144,7 @@ describe("view: the trajectory viewer", () => {
     assert.ok(limited.runs[0]?.notes.includes("showing the first 2 results only (--limit 2)"));
     const cli = await runCli(["view", runs, "--limit", "0", "--out", join(root, "never.html")]);
     assert.equal(cli.code, 2);
-    assert.match(cli.stderr, /--limit must be a positive integer/);
+    assert.match(cli.stderr, /--limit must be an integer ≥ 1, got .0. \[OPTION_INVALID\]/);
   });
 
   it("embeds the data so that no text can end its script tag", () => {

@@ -65,6 +65,12 @@ export async function preflight(target: PreflightTarget, stderr: OutputStream): 
   }
   const excerpt = (length: number) => body.replace(/\s+/g, " ").slice(0, length) || "(empty body)";
   if (status === 401 || status === 403) fail(url, `answered HTTP ${status} (not authorised); pass --api-key or set OPENAI_API_KEY`);
+  if (status >= 500) {
+    // The server is up and speaks HTTP; some (e.g. `transformers serve` with a local model) fail only on
+    // /models, while chat completions work. Say so and go on: the episodes will tell.
+    stderr.write(`toolgym: note: ${displayUrl(url)} answered HTTP ${status}; the server is up, so the run goes on\n`);
+    return;
+  }
   if (status < 200 || status >= 300) fail(url, `answered HTTP ${status}: ${excerpt(160)}; is it an OpenAI-compatible /v1 URL?`);
   let ids: string[] | undefined;
   try {
