@@ -118,7 +118,7 @@ describe("toolgym CLI commands", () => {
     assert.equal(code, 130, stderr);
     assert.match(stderr, /^toolgym: interrupted; \d+ of 3000 episodes are saved; run the same command with --resume to finish \[INTERRUPTED\]$/m);
     const metadata = JSON.parse(readFileSync(join(out, "mock--scripted-oracle", "r", "metadata.json"), "utf8")) as { status: string };
-    assert.notEqual(metadata.status, "complete");
+    assert.equal(metadata.status, "interrupted");
     assert.ok(lineCount() < 3000);
     const resumed = await runCli([...args, "--resume"]);
     assert.equal(resumed.code, 0, resumed.stderr);

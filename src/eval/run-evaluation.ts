@@ -104,8 +104,11 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     total,
     resumedFrom: run.previous.length,
   };
-  // Stopped early (aborted): the run stays `running`, to be resumed; summary.json waits for the end.
-  if (totals.count !== total) return totals.summary(identity, "running", run.notes);
+  // Stopped early on request: the run says so, to be resumed; summary.json waits for the end.
+  if (totals.count !== total) {
+    writeMetadata(directory, { ...metadata, status: "interrupted" });
+    return totals.summary(identity, "interrupted", run.notes);
+  }
   const provider = model.stats ? ({ ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue) : undefined;
   return completeRun({ directory, metadata, totals, identity, notes: run.notes, ...(provider !== undefined ? { provider } : {}) }).summary;
 }

@@ -12,7 +12,8 @@ import type { JsonValue } from "../core/index.ts";
 export const RUN_SCHEMA_VERSION = 1;
 
 /** `running` while episodes are in flight (or after a kill); `failed`: every episode errored, or the harness stopped on an error. */
-export const RUN_STATUSES = ["running", "complete", "failed"] as const;
+/** `interrupted`: stopped on request (Ctrl-C) with its episodes so far on disk; `--resume` completes it. */
+export const RUN_STATUSES = ["running", "interrupted", "complete", "failed"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Any JSON value (already parsed, so only its presence is checked). */
