@@ -1,7 +1,6 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { UsageError } from "../core/index.ts";
-import { METADATA_FILE, readMetadata } from "../runs/reader.ts";
+import { findRunDirectories, readMetadata } from "../runs/reader.ts";
 import { requireDirectory } from "./options.ts";
 
 /**
@@ -31,19 +30,6 @@ export class RunConflictError extends UsageError {
 
 const SEARCH_DEPTH = 4;
 
-function findRuns(directory: string, depth: number, found: string[]): void {
-  if (existsSync(join(directory, METADATA_FILE))) {
-    found.push(directory);
-    return;
-  }
-  if (depth === 0) return;
-  for (const name of readdirSync(directory).sort()) {
-    if (name.startsWith(".") || name === "node_modules") continue;
-    const path = join(directory, name);
-    if (statSync(path).isDirectory()) findRuns(path, depth - 1, found);
-  }
-}
-
 interface FoundRun {
   directory: string;
   explicit: boolean;
@@ -58,7 +44,7 @@ export function selectRuns(paths: readonly string[]): RunSelection {
   for (const path of paths) {
     requireDirectory("run directory", path);
     const found: string[] = [];
-    findRuns(resolve(path), SEARCH_DEPTH, found);
+    found.push(...findRunDirectories(resolve(path), SEARCH_DEPTH));
     for (const directory of found) {
       let metadata;
       try {

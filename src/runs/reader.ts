@@ -1,4 +1,4 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync, readdirSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ZodType } from "zod";
 import { DataError } from "../core/index.ts";
@@ -193,4 +193,17 @@ export function readResultsForResume<T>(path: string, digest: (record: ResultRec
     }
   }
   return { results, notes: scan.notes };
+}
+
+/** Run directories (those holding a metadata file) at or below `directory`, at most `depth` levels down, in name order. */
+export function findRunDirectories(directory: string, depth: number): string[] {
+  if (existsSync(join(directory, METADATA_FILE))) return [directory];
+  if (depth === 0) return [];
+  const found: string[] = [];
+  for (const name of readdirSync(directory).sort()) {
+    if (name.startsWith(".") || name === "node_modules") continue;
+    const path = join(directory, name);
+    if (statSync(path).isDirectory()) found.push(...findRunDirectories(path, depth - 1));
+  }
+  return found;
 }

@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UsageError, type ErrorRecord, type JsonValue } from "../core/index.ts";
-import { METADATA_FILE, RESULTS_FILE, readMetadata, scanResults, statusNotes } from "../runs/reader.ts";
+import { RESULTS_FILE, findRunDirectories as findRunsBelow, readMetadata, scanResults, statusNotes } from "../runs/reader.ts";
 import type { ResultRecord } from "../runs/schemas.ts";
 
 /**
@@ -204,19 +204,6 @@ export function shapeEpisode(record: ResultRecord, run: number, label: string): 
   };
 }
 
-function findRuns(directory: string, depth: number, found: string[]): void {
-  if (existsSync(join(directory, METADATA_FILE))) {
-    found.push(directory);
-    return;
-  }
-  if (depth === 0) return;
-  for (const name of readdirSync(directory).sort()) {
-    if (name.startsWith(".") || name === "node_modules") continue;
-    const path = join(directory, name);
-    if (statSync(path).isDirectory()) findRuns(path, depth - 1, found);
-  }
-}
-
 /** Run directories (holding metadata.json) given directly or found up to 4 levels below the paths. */
 export function findRunDirectories(paths: readonly string[]): string[] {
   if (paths.length === 0) throw new UsageError({ code: "VIEW_NO_INPUT", message: "pass at least one run directory, e.g. toolgym view runs" });
@@ -226,7 +213,7 @@ export function findRunDirectories(paths: readonly string[]): string[] {
     if (!existsSync(absolute) || !statSync(absolute).isDirectory())
       throw new UsageError({ code: "VIEW_NO_INPUT", message: `'${path}' is not a directory; pass run directories written by toolgym eval` });
     const before = found.length;
-    findRuns(absolute, 4, found);
+    found.push(...findRunsBelow(absolute, 4));
     if (found.length === before) throw new UsageError({ code: "VIEW_NO_INPUT", message: `'${path}' holds no run (no metadata.json within 4 levels)` });
   }
   return [...new Set(found)];
