@@ -58,6 +58,7 @@ describe("suites: quick with the scripted agents, then the card", () => {
       "2wiki",
       "tau2_retail",
       "tau2_mock",
+      "tau2_telecom",
     ]);
     assert.deepEqual(
       builtinSuite("babyai")!.rows.map((row) => [row.benchmark, row.env, row.n, row.metrics.join("/")]),
