@@ -111,6 +111,11 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     },
     publicView: (task) => ({ domain, task_id: task.task.id, reward_basis: rewardBasis(task.task) }),
     solution: (task) => (task.task.evaluation_criteria ?? null) as unknown as JsonValue,
+    // What the agent must discover or do, never be told: the gold calls with their arguments and the judge's assertions.
+    secrets: (task) => [
+      ...(task.task.evaluation_criteria?.actions ?? []).map((action) => JSON.stringify({ name: action.name, arguments: action.arguments })),
+      ...(task.task.evaluation_criteria?.nl_assertions ?? []),
+    ],
     start(envTask) {
       const { settings, task } = envTask;
       const userTools = toolSchemas(domain, "user");
