@@ -65,7 +65,7 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
   };
   return defineEnvironment<SearchPlanConfig, SearchPlanTask>({
     id: options.id,
-    version: "1",
+    version: "2",
     title: options.title,
     family: "search_plan",
     description: options.description,

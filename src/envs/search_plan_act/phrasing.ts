@@ -1,17 +1,45 @@
 import type { Chain, Descriptor, Goal } from "./task.ts";
-import type { Theme } from "./themes.ts";
+import type { FieldSpec, Theme } from "./themes.ts";
+
+/** The field spec of `type.name`, or undefined when the theme has no such field. */
+function fieldOf(theme: Theme, type: string, name: string): FieldSpec | undefined {
+  return theme.types.find((spec) => spec.name === type)?.fields.find((field) => field.name === name);
+}
+
+/** How text names a field: its phrase ("hire date"); the raw name only for a field the theme lacks. */
+export function fieldPhrase(theme: Theme, type: string, name: string): string {
+  return fieldOf(theme, type, name)?.phrase ?? name;
+}
+
+/**
+ * The phrase of a field the agent must write. `update_record` takes the field's name, so the name is
+ * added when the phrase does not contain every word of it ("opening date (field `opened`)"), and
+ * left out when it does ("hire date" for `hire_date`).
+ */
+export function writtenFieldPhrase(theme: Theme, type: string, name: string): string {
+  const phrase = fieldPhrase(theme, type, name);
+  const words = new Set(phrase.toLowerCase().split(/[^a-z0-9]+/));
+  return name.split("_").every((word) => words.has(word)) ? phrase : `${phrase} (field \`${name}\`)`;
+}
 
 /** How a start record is named in the task text: by name, by code or by surname + attribute. */
-export function describeStart(descriptor: Descriptor): string {
+export function describeStart(descriptor: Descriptor, theme: Theme): string {
   switch (descriptor.by) {
     case "name":
     case "missing":
       return `the ${descriptor.type} named "${descriptor.name}"`;
     case "code":
-      return `the ${descriptor.type} with ${descriptor.field} ${descriptor.code}`;
+      return `the ${descriptor.type} with ${fieldPhrase(theme, descriptor.type, descriptor.field)} ${descriptor.code}`;
     case "attribute":
-      return `the ${descriptor.type} with "${descriptor.word}" in their name whose ${descriptor.field} is ${descriptor.value}`;
+      return `the ${descriptor.type} with "${descriptor.word}" in their name whose ${fieldPhrase(theme, descriptor.type, descriptor.field)} is ${descriptor.value}`;
   }
+}
+
+/** The type of the record a chain ends on. */
+export function chainEndType(chain: Chain, theme: Theme): string {
+  if (chain.relations.length === 0) return chain.start.type;
+  const last = chain.relations[chain.relations.length - 1];
+  return theme.relations.find((relation) => relation.name === last)?.to ?? "record";
 }
 
 /**
@@ -19,38 +47,49 @@ export function describeStart(descriptor: Descriptor): string {
  * named "X" is based in"); longer chains name the relations to follow, in order.
  */
 export function describeChain(chain: Chain, theme: Theme): string {
-  const start = describeStart(chain.start);
+  const start = describeStart(chain.start, theme);
   if (chain.relations.length === 0) return start;
-  const relations = chain.relations.map((name) => theme.relations.find((relation) => relation.name === name));
-  const last = relations[relations.length - 1];
-  const endType = last?.to ?? "record";
-  if (chain.relations.length === 1) return `the ${endType} that ${start} ${last?.phrase ?? chain.relations[0]}`;
+  const endType = chainEndType(chain, theme);
+  if (chain.relations.length === 1) {
+    const relation = theme.relations.find((candidate) => candidate.name === chain.relations[0]);
+    return `the ${endType} that ${start} ${relation?.phrase ?? chain.relations[0]}`;
+  }
   return `the ${endType} reached from ${start} by following the links ${chain.relations.map((name) => `"${name}"`).join(", then ")}`;
+}
+
+/** A description ending in "to" ("… is awarded to") would read "to to" before a value or a target. */
+const endsWithTo = (text: string): boolean => / to$/.test(text);
+
+function setSentence(field: string, target: string, value: unknown): string {
+  if (endsWithTo(target)) return `Change the ${field} of ${target}, setting it to ${String(value)}.`;
+  return `Set the ${field} of ${target} to ${String(value)}.`;
 }
 
 /** One sentence stating a goal. */
 export function goalSentence(goal: Goal, theme: Theme, describe: (chain: Chain) => string): string {
+  const read = (chain: Chain, field: string) => fieldPhrase(theme, chainEndType(chain, theme), field);
+  const written = (chain: Chain, field: string) => writtenFieldPhrase(theme, chainEndType(chain, theme), field);
   switch (goal.kind) {
     case "lookup":
-      return goal.field === null ? `What is the name of ${describe(goal.chain)}?` : `What is the ${goal.field} of ${describe(goal.chain)}?`;
+      return goal.field === null ? `What is the name of ${describe(goal.chain)}?` : `What is the ${read(goal.chain, goal.field)} of ${describe(goal.chain)}?`;
     case "update":
-      return `Set the ${goal.field} of ${describe(goal.chain)} to ${goal.value}.`;
-    case "link":
-      return `Link ${describe(goal.source)} to ${describe(goal.target)} with the relation "${goal.relation}".`;
+      return setSentence(written(goal.chain, goal.field), describe(goal.chain), goal.value);
+    case "link": {
+      const source = describe(goal.source);
+      if (endsWithTo(source)) return `Link ${source} with the relation "${goal.relation}" to ${describe(goal.target)}.`;
+      return `Link ${source} to ${describe(goal.target)} with the relation "${goal.relation}".`;
+    }
     case "copy":
-      return `Copy the ${goal.fromField} of ${describe(goal.from)} into the ${goal.toField} of ${describe(goal.to)}.`;
+      return `Copy the ${read(goal.from, goal.fromField)} of ${describe(goal.from)} into the ${written(goal.to, goal.toField)} of ${describe(goal.to)}.`;
     case "conditional":
-      return `If the ${goal.testField} of ${describe(goal.chain)} is greater than ${goal.threshold}, set its ${goal.field} to ${goal.thenValue}; otherwise set it to ${goal.elseValue}.`;
+      return `If the ${read(goal.chain, goal.testField)} of ${describe(goal.chain)} is greater than ${goal.threshold}, set its ${written(goal.chain, goal.field)} to ${goal.thenValue}; otherwise set it to ${goal.elseValue}.`;
     case "impossible": {
       const target = describe(goal.chain);
-      const endType =
-        goal.chain.relations.length === 0
-          ? goal.chain.start.type
-          : (theme.relations.find((relation) => relation.name === goal.chain.relations[goal.chain.relations.length - 1])?.to ?? "record");
+      const endType = chainEndType(goal.chain, theme);
       const type = theme.types.find((spec) => spec.name === endType);
       const field = type?.fields.find((spec) => !spec.code && spec.kind === "enum") ?? type?.fields[0];
-      if (goal.asked === "update" && field?.values) return `Set the ${field.name} of ${target} to ${field.values[0]}.`;
-      return `What is the ${field?.name ?? "name"} of ${target}?`;
+      if (goal.asked === "update" && field?.values) return setSentence(writtenFieldPhrase(theme, endType, field.name), target, field.values[0] as string);
+      return `What is the ${field?.phrase ?? "name"} of ${target}?`;
     }
   }
 }
