@@ -9,6 +9,7 @@ import { createProgress, type ProgressStream } from "./progress.ts";
 import { findRunToResume } from "./resume.ts";
 import { describeRun, type EvaluationRow } from "./run-metadata.ts";
 import { RunTotals } from "./summary.ts";
+import { runOnThreads } from "./thread-pool.ts";
 import { runPool } from "./worker-pool.ts";
 
 export { modelLabel, type ModelSpec } from "./agent-factory.ts";
@@ -20,8 +21,13 @@ export interface RunEvaluationOptions {
   models: ModelSpec[];
   /** Root directory (default `runs`). */
   out?: string;
-  /** Episodes in flight (default 64). */
+  /** Episodes in flight (default 64), over all worker threads together. */
   concurrency?: number;
+  /**
+   * Worker threads playing the episodes (default 1: in this thread). With more, the episodes are sharded
+   * over threads and this thread only writes results.jsonl; the environments must be the registered ones.
+   */
+  workers?: number;
   resume?: boolean;
   runId?: string;
   /** Where the progress bar is drawn (none without a stream). */
@@ -34,6 +40,7 @@ export interface RunEvaluationOptions {
 }
 
 export const DEFAULT_CONCURRENCY = 64;
+export { defaultWorkers, MAX_WORKERS } from "./thread-pool.ts";
 
 /** The run directory to write into: the one to resume, or a new one. */
 function openRunDirectory(row: EvaluationRow, model: ReturnType<typeof prepareModel>, options: RunEvaluationOptions) {
@@ -71,21 +78,29 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     stream: options.quiet ? undefined : options.progress,
     initial: totals.count,
   });
+  // Counted only once the line is written (batched with the episodes finishing in the same tick).
+  const count = (digest: ResultDigest) => {
+    totals.add(digest);
+    progress.tick({ errored: digest.status === "errored" });
+    options.onEpisode?.(digest);
+  };
+  const slots = pendingEpisodes(row, new Set(run.previous.map((digest) => digest.id)));
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  let threaded: Awaited<ReturnType<typeof runOnThreads>> | undefined;
   try {
-    await runPool(
-      pendingEpisodes(row, new Set(run.previous.map((digest) => digest.id))),
-      { concurrency: options.concurrency ?? DEFAULT_CONCURRENCY, signal: options.signal },
-      async (slot, signal) => {
+    if ((options.workers ?? 1) > 1 && slots.length > 0) {
+      threaded = await runOnThreads({ row, spec, slots, workers: options.workers ?? 1, concurrency, signal: options.signal }, async (line, digest) => {
+        await results.writeLine(line);
+        count(digest);
+      });
+    } else {
+      await runPool(slots, { concurrency, signal: options.signal }, async (slot, signal) => {
         const record = await playEpisode(row, model, slot, signal);
         if (!record) return;
-        // Counted only once the line is written (batched with the episodes finishing in the same tick).
         await results.write(record);
-        const digest = digestOf(record);
-        totals.add(digest);
-        progress.tick({ errored: digest.status === "errored" });
-        options.onEpisode?.(digest);
-      },
-    );
+        count(digestOf(record));
+      });
+    }
   } catch (error) {
     // Every started episode has settled (the pool waits for them), so nothing writes after the close below.
     markRunFailed(directory, metadata, error);
@@ -109,7 +124,10 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     writeMetadata(directory, { ...metadata, status: "interrupted" });
     return totals.summary(identity, "interrupted", run.notes);
   }
-  const provider = model.stats ? ({ ...model.stats, replicas: model.pool?.stats() ?? [] } as unknown as JsonValue) : undefined;
+  // With worker threads each had its own client; their counters are summed (the client here sent nothing).
+  const stats = threaded ? threaded.stats : model.stats;
+  const replicas = threaded ? threaded.replicas : (model.pool?.stats() ?? []);
+  const provider = stats ? ({ ...stats, replicas } as unknown as JsonValue) : undefined;
   return completeRun({ directory, metadata, totals, identity, notes: run.notes, ...(provider !== undefined ? { provider } : {}) }).summary;
 }
 

@@ -93,8 +93,13 @@ export class ResultsWriter {
   }
 
   write(record: ResultRecord): Promise<void> {
+    return this.writeLine(JSON.stringify(record));
+  }
+
+  /** `write` for a record already serialized to one JSON line (no newline), e.g. by a worker thread. */
+  writeLine(line: string): Promise<void> {
     this.assertOpen();
-    this.pending.push(JSON.stringify(record));
+    this.pending.push(line);
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       if (!this.scheduled) {

@@ -1,7 +1,16 @@
 import type { Command } from "commander";
 import { UsageError, parseConfig, type JsonValue } from "../../core/index.ts";
 import { DEFAULT_EVAL_ENVIRONMENTS, getEnvironment } from "../../envs/registry.ts";
-import { formatSummaryTable, modelLabel, runEvaluation, type EvaluationRow, type ModelSpec, type RunSummary } from "../../eval/run-evaluation.ts";
+import {
+  MAX_WORKERS,
+  defaultWorkers,
+  formatSummaryTable,
+  modelLabel,
+  runEvaluation,
+  type EvaluationRow,
+  type ModelSpec,
+  type RunSummary,
+} from "../../eval/run-evaluation.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME } from "../errors.ts";
 import type { CliIo, CommandContext } from "../io.ts";
 import {
@@ -37,6 +46,7 @@ export interface EvalCommandOptions {
   label?: string;
   apiKey?: string;
   concurrency?: number;
+  workers?: number;
   samples?: number;
   temperature?: number;
   topP?: number;
@@ -195,6 +205,7 @@ export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Pr
     models,
     out: options.out ?? "runs",
     concurrency: options.concurrency,
+    workers: options.workers ?? defaultWorkers(),
     resume: options.resume,
     runId: options.runId,
     quiet: options.quiet,
@@ -224,6 +235,11 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--api-key <key>", "API key (default: $OPENAI_API_KEY); never written to files or logs", parseText("--api-key"))
     .option("--no-preflight", "skip the GET <base-url>/models check before the first episode")
     .option("--concurrency <c>", "episodes in flight (default 64)", parseInteger("--concurrency", { min: 1, max: 4096 }))
+    .option(
+      "--workers <n>",
+      `worker threads playing episodes (default: cores - 1 = ${defaultWorkers()}, at most ${MAX_WORKERS}); 1 plays them in the main thread`,
+      parseInteger("--workers", { min: 1, max: MAX_WORKERS }),
+    )
     .option("--samples <k>", "samples per task (default 1)", parseInteger("--samples", { min: 1 }))
     .option("--temperature <t>", "sampling temperature", parseNumber("--temperature", { min: 0 }))
     .option("--top-p <p>", "nucleus sampling", parseNumber("--top-p", { above: 0, max: 1 }))
