@@ -5,8 +5,9 @@ import { DataError, UsageError } from "../../core/index.ts";
 import { prepareTau2Sft } from "../../data/sft/pipeline.ts";
 import { formatSftReport } from "../../data/sft/stats.ts";
 import { generateTau2Lines } from "../../data/synth/generate.ts";
+import { prepareTrajectorySft } from "../../data/sft/trajectories.ts";
 import type { CommandContext } from "../io.ts";
-import { parseInteger, parseText, requireDirectory, requireInputFile } from "../options.ts";
+import { parseInteger, parseNumber, parseText, requireDirectory, requireInputFile } from "../options.ts";
 import { writeOutputAtomically } from "../output-file.ts";
 
 /** How to get a tokenizer directory, named in the error when --model-dir is missing. */
@@ -78,6 +79,44 @@ export function registerSft(program: Command, { io }: CommandContext): void {
           return written;
         });
         io.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${reportPath}\n`);
+      },
+    );
+  sft
+    .command("trajectories")
+    .description("toolgym runs (results.jsonl) → one pretokenised row per assistant turn, conditioned on its history and the task's tools.")
+    .argument("<run-dirs...>", "run directories written by toolgym eval, or folders holding them")
+    .requiredOption("--model-dir <dir>", "tokenizer directory: tokenizer.json, tokenizer_config.json, chat_template.jinja")
+    .requiredOption("--out <file>", "output file, .jsonl or .parquet (a .report.json is written beside it)", parseText("--out"))
+    .option("--max-tokens <n>", "context window; longer rows are truncated", parseInteger("--max-tokens", { min: 16 }), 32768)
+    .option("--min-reward <x>", "keep only episodes whose reward is at least x (default: every scored episode)", parseNumber("--min-reward"))
+    .option("--enable-thinking <bool>", "pass enable_thinking to the chat template (default: not passed)", parseBoolean)
+    .option("--workers <n>", "worker threads (0 = in process)", parseInteger("--workers", { min: 0, max: 64 }), 0)
+    .action(
+      async (runs: string[], options: { modelDir: string; out: string; maxTokens: number; minReward?: number; enableThinking?: boolean; workers: number }) => {
+        for (const run of runs) requireDirectory("run directory", run);
+        requireDirectory("--model-dir", options.modelDir);
+        const reportPath = `${options.out}.report.json`;
+        const report = await writeOutputAtomically(options.out, async (output) => {
+          const written = await prepareTrajectorySft({
+            runs,
+            output,
+            reportPath,
+            modelDirectory: options.modelDir,
+            maxTokens: options.maxTokens,
+            enableThinking: options.enableThinking,
+            workers: options.workers,
+            ...(options.minReward !== undefined ? { minReward: options.minReward } : {}),
+          });
+          if (written.rows_out === 0) {
+            io.stdout.write(`${formatSftReport(written)}\n`);
+            throw new DataError({
+              code: "SFT_NO_ROWS",
+              message: `no assistant turn passed the checks (${written.rows_in} read); the reasons are in ${reportPath}`,
+            });
+          }
+          return written;
+        });
+        io.stdout.write(`${formatSftReport(report)}\n${report.episodes} episodes; wrote ${options.out} and ${reportPath}\n`);
       },
     );
   sft

@@ -57,8 +57,8 @@ export class SftRowBuilder {
     this.templateKwargs = options.enableThinking === undefined ? {} : { enable_thinking: options.enableThinking };
   }
 
-  render(messages: readonly SftMessage[], addGenerationPrompt: boolean): string {
-    return this.template.render(messages, { addGenerationPrompt, templateKwargs: this.templateKwargs });
+  render(messages: readonly SftMessage[], addGenerationPrompt: boolean, tools?: unknown[]): string {
+    return this.template.render(messages, { addGenerationPrompt, templateKwargs: this.templateKwargs, ...(tools ? { tools } : {}) });
   }
 
   /** Processes one line; never throws for bad data (the failure comes back as a skip with its reason). */
@@ -73,15 +73,15 @@ export class SftRowBuilder {
 
   private build(text: string, line: number): SftRow {
     const example = normaliseTau2Line(text, this.options);
-    const { target } = example;
+    const { target, tools } = example;
     let fullIds: number[] = [];
     const fullLength = (context: SftMessage[]) => {
-      fullIds = this.tokenizer.encode(this.render([...context, target], false));
+      fullIds = this.tokenizer.encode(this.render([...context, target], false, tools));
       return fullIds.length;
     };
     const fit = fitToLength(example.context, this.options.maxTokens, fullLength, (payload) => this.tokenizer.encode(payload).length);
     // the last measured render is the accepted context's (fitToLength returns on the first that fits)
-    const promptIds = this.tokenizer.encode(this.render(fit.context, true));
+    const promptIds = this.tokenizer.encode(this.render(fit.context, true, tools));
     const difference = firstDifference(promptIds, fullIds);
     if (difference < promptIds.length) {
       const hint = prefixHint(this.options, fit.context, target);

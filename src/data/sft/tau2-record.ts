@@ -36,6 +36,8 @@ export interface Tau2Example {
   context: SftMessage[];
   target: SftMessage;
   metadata: Record<string, unknown>;
+  /** Tool schemas the template renders into the system turn (toolgym trajectories carry them; Tau2 lines do not). */
+  tools?: unknown[];
 }
 
 /** A line that cannot become a row; `reason` is a stable key for the stats report. */
@@ -169,5 +171,6 @@ export function normaliseTau2Line(line: string, options: Tau2NormaliseOptions = 
   if (context.length === 0) throw new RowSkip("empty-context", "no history messages before the answer");
   if (lastQueryIndex(context) < 0)
     throw new RowSkip("no-user-query", "no real user query in the history; the template would drop the target's reasoning (spec P3)");
-  return { context, target, metadata };
+  if (record.tools !== undefined && record.tools !== null && !Array.isArray(record.tools)) throw new RowSkip("invalid-record", "`tools` must be a list");
+  return { context, target, metadata, ...(Array.isArray(record.tools) && record.tools.length > 0 ? { tools: record.tools } : {}) };
 }
