@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { toolResult } from "../../core/index.ts";
+import { toolError, toolResult } from "../../core/index.ts";
 import { createToolbox, defineTool } from "./toolbox.ts";
 
 interface Counter {
@@ -72,5 +72,31 @@ describe("toolbox: zod-defined tools", () => {
     const unknown = toolbox.call(state, "subtract", {});
     assert.equal(unknown.errorKind, "unknown_tool");
     assert.match(unknown.content, /available tools: add/);
+  });
+  it("lets an environment decide what a refused call does (BabyAI: it still costs a step)", () => {
+    const steps: string[] = [];
+    const costly = createToolbox<Counter>(
+      [
+        defineTool({
+          name: "add",
+          description: "Add one.",
+          kind: "write",
+          input: z.strictObject({}),
+          execute: (state) => toolResult({ total: ++state.total }),
+        }),
+      ],
+      {
+        rejected(state, call) {
+          steps.push(`${call.errorKind}:${call.name}:${JSON.stringify(call.args)}`);
+          state.total -= 1;
+          return toolError(call.errorKind, `penalised: ${call.message}`);
+        },
+      },
+    );
+    const state = { total: 0 };
+    assert.equal(costly.call(state, "add", { by: 2 }).content, JSON.stringify({ ok: false, error: "penalised: add: unexpected argument 'by'" }));
+    assert.equal(costly.call(state, "sub", {}).errorKind, "unknown_tool");
+    assert.deepEqual(steps, ['invalid_arguments:add:{"by":2}', "unknown_tool:sub:{}"]);
+    assert.equal(state.total, -2);
   });
 });

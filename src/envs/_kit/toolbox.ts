@@ -70,24 +70,42 @@ export interface Toolbox<State> {
   call(state: State, name: string, args: unknown): ToolResult;
 }
 
+/** A call the toolbox refused before any tool ran: an unknown name or arguments that failed the schema. */
+export interface RejectedCall {
+  errorKind: "unknown_tool" | "invalid_arguments";
+  /** The readable sentence the default answer sends the model. */
+  message: string;
+  name: string;
+  args: unknown;
+}
+
+export interface ToolboxOptions<State> {
+  /**
+   * What a refused call does. Default: a tool error and no change to the state. An environment whose
+   * rules make every call cost a step (BabyAI after BALROG: bad output still moves the agent) says so here.
+   */
+  rejected?(state: State, call: RejectedCall): ToolResult;
+}
+
 // Each tool keeps its own input type; the list only needs them to share the state.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function createToolbox<State>(tools: ReadonlyArray<ToolDefinition<State, any>>): Toolbox<State> {
+export function createToolbox<State>(tools: ReadonlyArray<ToolDefinition<State, any>>, options: ToolboxOptions<State> = {}): Toolbox<State> {
   const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition<State, unknown>]));
   const specs: ToolSpec[] = tools.map((tool) => ({
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: argumentsSchema(tool.input) },
   }));
   const names = tools.map((tool) => tool.name);
+  const reject = options.rejected ?? ((_state: State, call: RejectedCall) => toolError(call.errorKind, call.message));
   return {
     specs,
     names,
     kind: (name) => byName.get(name)?.kind,
     call(state, name, args) {
       const tool = byName.get(name);
-      if (!tool) return toolError("unknown_tool", `unknown tool '${name}'; available tools: ${names.join(", ")}`);
+      if (!tool) return reject(state, { errorKind: "unknown_tool", message: `unknown tool '${name}'; available tools: ${names.join(", ")}`, name, args });
       const parsed = tool.input.safeParse(args ?? {});
-      if (!parsed.success) return toolError("invalid_arguments", describeIssues(name, parsed.error.issues, args));
+      if (!parsed.success) return reject(state, { errorKind: "invalid_arguments", message: describeIssues(name, parsed.error.issues, args), name, args });
       return tool.execute(state, parsed.data);
     },
   };

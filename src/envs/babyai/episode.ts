@@ -1,4 +1,6 @@
-import { defineTool, toolError, type Episode, type JsonValue, type Message, type ToolResult } from "../../core/index.ts";
+import { z } from "zod";
+import { toolError, type Episode, type JsonValue, type Message, type ToolResult } from "../../core/index.ts";
+import { createToolbox, defineTool, type RejectedCall } from "../_kit/toolbox.ts";
 import { balrogPrompt, instructionPrompt, invalidActionNotice, parseReply, DEFAULT_ACTION, type BalrogAgent } from "./balrog.ts";
 import { ACTION_BY_NAME, ACTION_NAMES } from "./constants.ts";
 import { MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
@@ -15,16 +17,32 @@ export interface BabyAIEpisodeOptions {
   balrogAgent: BalrogAgent;
 }
 
-export const ACT_TOOL = defineTool({
-  name: "act",
-  description: "Take one action in the game. Returns the next observation: what you carry, the walls and the objects you see, with their distances.",
-  parameters: {
-    type: "object",
-    properties: { action: { type: "string", enum: [...ACTION_NAMES], description: "The action to take." } },
-    required: ["action"],
-    additionalProperties: false,
-  },
-});
+/** One env step; `valid: false` runs the action BALROG defaults to and records what the agent sent. */
+type Step = (action: number, actionName: string, candidate: string, valid: boolean, errorKind: string) => ToolResult;
+
+const defaultAction = ACTION_BY_NAME.get(DEFAULT_ACTION) as number;
+
+/** What a refused call records as the agent's attempt: the bad action itself, else the whole call. */
+function rejectedCandidate(call: RejectedCall): string {
+  if (call.errorKind === "unknown_tool") return call.name;
+  const action = typeof call.args === "object" && call.args !== null ? (call.args as Record<string, unknown>).action : undefined;
+  if (typeof action === "string" && ACTION_BY_NAME.has(action)) return JSON.stringify(call.args);
+  return typeof action === "string" ? action : JSON.stringify(action ?? null);
+}
+
+const actToolbox = createToolbox<Step>(
+  [
+    defineTool({
+      name: "act",
+      description: "Take one action in the game. Returns the next observation: what you carry, the walls and the objects you see, with their distances.",
+      kind: "write",
+      input: z.strictObject({ action: z.enum(ACTION_NAMES).describe("The action to take.") }),
+      execute: (step: Step, { action }) => step(ACTION_BY_NAME.get(action) as number, action, action, true, ""),
+    }),
+  ],
+  // As with invalid text output in BALROG, a refused call still takes a step: the default action.
+  { rejected: (step, call) => step(defaultAction, DEFAULT_ACTION, rejectedCandidate(call), false, call.errorKind) },
+);
 
 const TOOLS_INSTRUCTION = "\n\nTake every action by calling the `act` tool with one of the actions above.";
 const MAX_RECORDED_CANDIDATES = 64;
@@ -48,7 +66,7 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
   const failedCandidates: string[] = [];
   let invalidCount = 0;
 
-  const act = (action: number, actionName: string, candidate: string, valid: boolean, errorKind: string): ToolResult => {
+  const act: Step = (action, actionName, candidate, valid, errorKind) => {
     if (done) return { content: "The episode has already ended.", isError: true, errorKind: "after_done", done: true };
     level.step(action);
     episodeReturn += level.lastReward;
@@ -63,11 +81,10 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
     return valid ? { content: text, isError: false, done } : { content: text, isError: true, errorKind, done };
   };
 
-  const defaultAction = ACTION_BY_NAME.get(DEFAULT_ACTION) as number;
   return {
     protocol: options.protocol,
     messages,
-    tools: options.protocol === "tools" ? [ACT_TOOL] : [],
+    tools: options.protocol === "tools" ? actToolbox.specs : [],
     get done() {
       return done;
     },
@@ -86,12 +103,7 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
           'this babyai episode uses the text protocol: reply with an action as plain text, or set config protocol "tools" for the act tool',
         );
       }
-      const action = typeof args === "object" && args !== null ? (args as Record<string, unknown>).action : undefined;
-      if (name !== "act") return act(defaultAction, DEFAULT_ACTION, name, false, "unknown_tool");
-      const id = typeof action === "string" ? ACTION_BY_NAME.get(action) : undefined;
-      if (id === undefined)
-        return act(defaultAction, DEFAULT_ACTION, typeof action === "string" ? action : JSON.stringify(action ?? null), false, "invalid_arguments");
-      return act(id, action as string, action as string, true, "");
+      return actToolbox.call(act, name, args);
     },
     ...(options.protocol === "text" ? { view: (log: Message[]) => balrogPrompt(log, options.maxTextHistory, options.balrogAgent) } : {}),
     reward() {

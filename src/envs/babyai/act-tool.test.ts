@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { babyaiEnvironment } from "./index.ts";
+
+const NOTICE = "\n\nYour previous output did not contain a valid action. Defaulted to action: go forward\n\nObservation:\n";
+
+function episodes(config: Record<string, unknown> = {}) {
+  const parsed = babyaiEnvironment.configSchema.parse({ protocol: "tools", ...config });
+  const task = babyaiEnvironment.generate({ split: "eval", seed: 3, index: 1, config: parsed });
+  // Two episodes of the same task: one gets the bad call, the other the action BALROG defaults to.
+  return { tried: babyaiEnvironment.start(task), reference: babyaiEnvironment.start(task) };
+}
+
+describe("babyai act tool (tools protocol)", () => {
+  it("publishes the act schema the model has always seen", () => {
+    const { tried } = episodes();
+    assert.deepEqual(tried.tools, [
+      {
+        type: "function",
+        function: {
+          name: "act",
+          description: "Take one action in the game. Returns the next observation: what you carry, the walls and the objects you see, with their distances.",
+          parameters: {
+            type: "object",
+            properties: {
+              action: { type: "string", enum: ["turn left", "turn right", "go forward", "pick up", "drop", "toggle"], description: "The action to take." },
+            },
+            required: ["action"],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+  });
+
+  it("a valid action steps the level once, as the same action given as text does", () => {
+    const { tried } = episodes();
+    const config = babyaiEnvironment.configSchema.parse({ protocol: "text" });
+    const text = babyaiEnvironment.start(babyaiEnvironment.generate({ split: "eval", seed: 3, index: 1, config }));
+    for (const action of ["turn left", "go forward", "toggle"]) {
+      const result = tried.call("act", { action });
+      assert.equal(result.isError, false);
+      assert.equal(result.content, text.reply?.(action).content, action);
+    }
+    assert.equal(tried.diagnostics?.().steps, 3);
+    assert.equal(tried.diagnostics?.().invalid_actions, 0);
+  });
+
+  const refused: Array<[string, string, unknown, string, string]> = [
+    ["an unknown action", "act", { action: "jump" }, "invalid_arguments", "jump"],
+    ["a missing action", "act", {}, "invalid_arguments", "null"],
+    ["a non-string action", "act", { action: 2 }, "invalid_arguments", "2"],
+    ["arguments that are not an object", "act", "turn left", "invalid_arguments", "null"],
+    ["an undeclared extra argument", "act", { action: "turn left", why: "wall ahead" }, "invalid_arguments", '{"action":"turn left","why":"wall ahead"}'],
+    ["an unknown tool", "move", { action: "turn left" }, "unknown_tool", "move"],
+  ];
+  for (const [what, name, args, errorKind, candidate] of refused) {
+    it(`${what} still takes a step: go forward, with BALROG's notice`, () => {
+      const { tried, reference } = episodes();
+      const result = tried.call(name, args);
+      const expected = reference.call("act", { action: "go forward" });
+      assert.equal(result.isError, true);
+      assert.equal(result.errorKind, errorKind);
+      assert.equal(result.content, NOTICE + expected.content);
+      const diagnostics = tried.diagnostics?.() as Record<string, unknown>;
+      assert.equal(diagnostics.steps, 1);
+      assert.equal(diagnostics.invalid_actions, 1);
+      assert.deepEqual(diagnostics.failed_candidates, [candidate]);
+    });
+  }
+
+  it("without feedback the refused call returns the bare observation", () => {
+    const { tried, reference } = episodes({ feedback_on_invalid_action: false });
+    assert.equal(tried.call("act", { action: "jump" }).content, reference.call("act", { action: "go forward" }).content);
+  });
+
+  it("the text protocol refuses tool calls without stepping", () => {
+    const config = babyaiEnvironment.configSchema.parse({ protocol: "text" });
+    const episode = babyaiEnvironment.start(babyaiEnvironment.generate({ split: "eval", seed: 3, index: 1, config }));
+    const result = episode.call("act", { action: "turn left" });
+    assert.equal(result.errorKind, "unknown_tool");
+    assert.equal(episode.diagnostics?.().steps, 0);
+  });
+});
