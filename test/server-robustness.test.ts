@@ -5,6 +5,7 @@ import { runInNewContext } from "node:vm";
 import WebSocket from "ws";
 import { createRandom, type Random } from "../src/core/index.ts";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
+import { startServerCluster, type RunningCluster } from "../src/server/cluster.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 
 setFlagsFromString("--expose-gc");
@@ -91,17 +92,18 @@ function planRequest(random: Random, sessions: string[]): Planned {
   }
 }
 
-describe("server robustness on a real loopback server", () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await startServer({ environments: ENVIRONMENTS, port: 0, maxSessions: 4000 });
-  });
-  after(async () => {
-    await server.close();
-  });
+/** The server under test: its URL, how many sessions it holds, and (in-process only) its heap after a GC. */
+interface Target {
+  url: string;
+  openSessions(): Promise<number>;
+  heap?: () => number;
+}
 
-  it("10,000 random and malformed requests: no 5xx, JSON errors, sessions and memory back to baseline", async () => {
-    const random = createRandom("server-robustness", 1);
+/** 10,000 random requests, 32 at a time; checks statuses, error bodies, session bookkeeping and memory. */
+async function hammer(target: Target, seed: number): Promise<Map<number, number>> {
+  const server = target;
+  {
+    const random = createRandom("server-robustness", seed);
     const sessions: string[] = [];
     const statuses = new Map<number, number>();
     const send = async (planned: Planned) => {
@@ -124,7 +126,7 @@ describe("server robustness on a real loopback server", () => {
     // Warm up code paths (JIT, caches), then take the memory baseline with no sessions open.
     for (let i = 0; i < 200; i++) await send(planRequest(random, sessions));
     for (const id of sessions.splice(0)) await fetch(`${server.url}/sessions/${id}`, { method: "DELETE" });
-    const baseline = heapAfterGc();
+    const baseline = target.heap?.() ?? 0;
 
     let sent = 200;
     const workers = Array.from({ length: 32 }, async () => {
@@ -143,10 +145,58 @@ describe("server robustness on a real loopback server", () => {
     assert.equal(stats.open_sessions, sessions.length);
     assert.ok(stats.toolCalls > 500);
     await Promise.all(sessions.splice(0).map((id) => fetch(`${server.url}/sessions/${id}`, { method: "DELETE" }).then((response) => response.text())));
-    assert.equal(server.store.size, 0);
-    const afterwards = heapAfterGc();
-    assert.ok(afterwards - baseline < 8 * 1024 * 1024, `heap grew by ${((afterwards - baseline) / 1e6).toFixed(1)} MB after every session closed`);
+    assert.equal(await target.openSessions(), 0);
+    if (target.heap) {
+      const afterwards = target.heap();
+      assert.ok(afterwards - baseline < 8 * 1024 * 1024, `heap grew by ${((afterwards - baseline) / 1e6).toFixed(1)} MB after every session closed`);
+    }
     assert.equal((await fetch(`${server.url}/health`)).status, 200, "the server is still up");
+    return statuses;
+  }
+}
+
+describe("server robustness with --workers 2 (sessions routed between two worker processes)", () => {
+  let cluster: RunningCluster;
+  before(async () => {
+    cluster = await startServerCluster({ workers: 2, host: "127.0.0.1", port: 0, maxSessions: 4000, idleSeconds: 600 });
+  });
+  after(async () => {
+    await cluster.close();
+  });
+
+  it("10,000 random and malformed requests: no 5xx, JSON errors, every session closed, /stats summed over both workers", async () => {
+    const openSessions = async () => ((await (await fetch(`${cluster.url}/stats`)).json()) as { open_sessions: number }).open_sessions;
+    const statuses = await hammer({ url: cluster.url, openSessions }, 2);
+    const stats = (await (await fetch(`${cluster.url}/stats`)).json()) as Record<string, number>;
+    assert.equal(stats.workers, 2);
+    assert.equal(stats.sessionsCreated, statuses.get(201), "every created session counted once, whichever worker holds it");
+    // Both workers held sessions: ids carry the worker, and connections are spread over the workers.
+    const held = await Promise.all(
+      Array.from(
+        { length: 8 },
+        async () =>
+          (
+            (await (await fetch(`${cluster.url}/sessions`, { method: "POST", body: '{"env":"mock"}', headers: { connection: "close" } })).json()) as {
+              session_id: string;
+            }
+          ).session_id,
+      ),
+    );
+    assert.deepEqual(new Set(held.map((id) => id.slice(0, 3))), new Set(["w0-", "w1-"]));
+  });
+});
+
+describe("server robustness on a real loopback server", () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startServer({ environments: ENVIRONMENTS, port: 0, maxSessions: 4000 });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("10,000 random and malformed requests: no 5xx, JSON errors, sessions and memory back to baseline", async () => {
+    await hammer({ url: server.url, openSessions: async () => server.store.size, heap: heapAfterGc }, 1);
   });
 
   it("OpenEnv clients over /ws: an episode, malformed frames and closes", async () => {

@@ -16,6 +16,8 @@ export interface ServerAppOptions {
   idleSeconds?: number;
   /** Largest accepted request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /** Prepended to session ids (the worker's `w<index>-` under `toolgym serve --workers`). */
+  sessionIdPrefix?: string;
   now?: () => number;
 }
 
@@ -91,6 +93,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     environments: options.environments,
     maxSessions: settings.maxSessions,
     idleMilliseconds: settings.idleSeconds * 1000,
+    idPrefix: options.sessionIdPrefix,
     now: options.now,
   });
   const catalog = createEnvironmentCatalog(options.environments);
@@ -154,7 +157,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
   app.post("/sessions/:id/call", async (c) => {
     const body = await readObject(c);
-    return c.json(store.call(c.req.param("id"), body.name, body.arguments));
+    return c.json(store.call(c.req.param("id"), body.name, body.arguments, body.seq));
   });
   app.get("/sessions/:id/reward", async (c) => c.json(await store.reward(c.req.param("id"), c.req.query("ended_by"))));
   app.post("/sessions/:id/reward", async (c) => {

@@ -33,7 +33,7 @@ export function createFastCallHandler(serverApp: ServerApp): (request: IncomingM
     let reply: string;
     try {
       const body = parseObject(text);
-      reply = JSON.stringify(store.call(id, body.name, body.arguments));
+      reply = JSON.stringify(store.call(id, body.name, body.arguments, body.seq));
     } catch (error) {
       sendError(response, error);
       return;

@@ -33,6 +33,9 @@ export interface Session {
   maxTurns: number;
   calls: number;
   lastUsed: number;
+  /** The last tool call's sequence number and what it answered (an outcome or the error it threw), for retries. */
+  lastSequence: number;
+  lastReply?: CallOutcome | ServerError;
 }
 
 export interface SessionStoreOptions {
@@ -41,6 +44,8 @@ export interface SessionStoreOptions {
   maxSessions: number;
   /** Sessions unused for this long are closed by `reapIdle`. */
   idleMilliseconds: number;
+  /** Prepended to every session id; `toolgym serve --workers` routes requests to the worker named by it. */
+  idPrefix?: string;
   now?: () => number;
 }
 
@@ -59,6 +64,8 @@ export interface ServerCounters {
   sessionsReaped: number;
   toolCalls: number;
   toolErrors: number;
+  /** Tool calls answered from the stored reply because their sequence number repeated (a client retry). */
+  repeatedCalls: number;
   rewards: number;
   byEnv: Record<string, EnvCounters>;
 }
@@ -94,7 +101,16 @@ function checkInteger(name: string, value: unknown, fallback: number): number {
  * is a `ServerError` with a 4xx status, so the HTTP and WebSocket layers only translate it.
  */
 export class SessionStore {
-  readonly counters: ServerCounters = { sessionsCreated: 0, sessionsClosed: 0, sessionsReaped: 0, toolCalls: 0, toolErrors: 0, rewards: 0, byEnv: {} };
+  readonly counters: ServerCounters = {
+    sessionsCreated: 0,
+    sessionsClosed: 0,
+    sessionsReaped: 0,
+    toolCalls: 0,
+    toolErrors: 0,
+    repeatedCalls: 0,
+    rewards: 0,
+    byEnv: {},
+  };
   private readonly sessions = new Map<string, Session>();
   private readonly options: SessionStoreOptions;
   private readonly now: () => number;
@@ -146,7 +162,18 @@ export class SessionStore {
     } catch (error) {
       throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
     }
-    const session: Session = { id: randomUUID(), env, split, seed, index, driver, maxTurns: driver.maxTurns, calls: 0, lastUsed: this.now() };
+    const session: Session = {
+      id: (this.options.idPrefix ?? "") + randomUUID(),
+      env,
+      split,
+      seed,
+      index,
+      driver,
+      maxTurns: driver.maxTurns,
+      calls: 0,
+      lastUsed: this.now(),
+      lastSequence: 0,
+    };
     this.sessions.set(session.id, session);
     this.counters.sessionsCreated++;
     this.envCounters(env.id).sessions++;
@@ -165,8 +192,47 @@ export class SessionStore {
     return session;
   }
 
-  call(id: unknown, name: unknown, args: unknown): CallOutcome {
+  /**
+   * Runs one tool call. With a `sequence` (the session's calls numbered 1, 2, 3, … by the client), a call whose
+   * number repeats the last one is not run again: the stored reply is returned, so a client may resend a call
+   * whose answer it lost (a dropped connection) without the tool running twice.
+   */
+  call(id: unknown, name: unknown, args: unknown, sequence?: unknown): CallOutcome {
     const session = this.get(id);
+    if (sequence !== undefined && sequence !== null) {
+      if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1)
+        throw badRequest(
+          "INVALID_FIELD",
+          `'seq' must be a positive integer (the session's calls numbered from 1), got ${JSON.stringify(sequence)?.slice(0, 40)}`,
+        );
+      if (sequence === session.lastSequence && session.lastReply) {
+        this.counters.repeatedCalls++;
+        if (session.lastReply instanceof ServerError) throw session.lastReply;
+        return session.lastReply;
+      }
+      if (sequence !== session.lastSequence + 1)
+        throw badRequest(
+          "SEQUENCE_MISMATCH",
+          `call 'seq' ${sequence} does not follow the session's last call ${session.lastSequence}; send seq ${session.lastSequence + 1} for a new call or repeat ${session.lastSequence} to get the last reply again`,
+          409,
+        );
+    }
+    try {
+      const outcome = this.run(session, name, args);
+      if (typeof sequence === "number") this.remember(session, sequence, outcome);
+      return outcome;
+    } catch (error) {
+      if (typeof sequence === "number" && error instanceof ServerError) this.remember(session, sequence, error);
+      throw error;
+    }
+  }
+
+  private remember(session: Session, sequence: number, reply: CallOutcome | ServerError): void {
+    session.lastSequence = sequence;
+    session.lastReply = reply;
+  }
+
+  private run(session: Session, name: unknown, args: unknown): CallOutcome {
     if (typeof name !== "string" || name === "") throw badRequest("INVALID_FIELD", "'name' must be the tool name as a string");
     if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) {
       throw badRequest("INVALID_FIELD", "'arguments' must be a JSON object of the tool's parameters");

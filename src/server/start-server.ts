@@ -1,16 +1,20 @@
-import { createServer, type RequestListener, type ServerOptions } from "node:http";
+import { rmSync } from "node:fs";
+import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
+import { getRequestListener, serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import type { AnyEnvironment } from "../core/index.ts";
 import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
 import { createFastCallHandler } from "./fast-call.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
+import { createWorkerRouter, workerIdPrefix, workerSocketPath, type WorkerPlace } from "./worker-routing.ts";
 
 export interface StartServerOptions extends ServerAppOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /** Set in the workers of `toolgym serve --workers N` (cluster.ts): sessions are routed between workers. */
+  worker?: WorkerPlace;
 }
 
 export interface RunningServer extends ServerApp {
@@ -58,9 +62,32 @@ function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, An
   );
 }
 
+/**
+ * A worker's private socket, where other workers pass on requests for this worker's sessions (and ask for
+ * its counters): the same tool-call fast path and app, never routed further.
+ */
+async function listenPrivately(serverApp: ServerApp, socketPath: string): Promise<Server> {
+  const fastCall = createFastCallHandler(serverApp);
+  const honoListener = getRequestListener(serverApp.app.fetch);
+  const server = createServer((request, response) => {
+    if (!fastCall(request, response)) void honoListener(request, response);
+  });
+  server.keepAliveTimeout = 120_000;
+  rmSync(socketPath, { force: true }); // left by a worker that died; its sessions died with it
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // exclusive: this worker listens itself instead of sharing a handle through the cluster primary.
+    server.listen({ path: socketPath, exclusive: true }, () => resolve());
+  });
+  server.on("error", () => undefined);
+  return server;
+}
+
 /** Starts `toolgym serve`: the HTTP app plus `/ws`, and a timer that closes idle sessions. */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const serverApp = createServerApp(options);
+  const place = options.worker;
+  const serverApp = createServerApp({ ...options, sessionIdPrefix: place ? workerIdPrefix(place.index) : undefined });
+  const router = place ? createWorkerRouter(place, serverApp) : undefined;
   addWebSocketRoute(serverApp, options.environments);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: serverApp.options.maxBodyBytes });
   const host = options.host ?? "127.0.0.1";
@@ -69,6 +96,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // Tool calls take the fast path; everything else (and /ws upgrades) goes through Hono's adapter.
     const withFastCall = (serverOptions: ServerOptions, honoListener: RequestListener) =>
       createServer(serverOptions, (request, response) => {
+        if (router?.route(request, response)) return;
         if (!fastCall(request, response)) void honoListener(request, response);
       });
     const created = serve(
@@ -90,6 +118,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const timer = setInterval(() => serverApp.store.reapIdle(), reapEvery);
   timer.unref();
   const port = (server.address() as AddressInfo).port;
+  const privateServer = place ? await listenPrivately(serverApp, workerSocketPath(place.socketDirectory, place.index)) : undefined;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     ...serverApp,
@@ -98,6 +127,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(timer);
+        router?.close();
+        privateServer?.closeAllConnections();
+        privateServer?.close();
         for (const client of sockets.clients) client.terminate();
         sockets.close();
         serverApp.store.closeAll();
