@@ -26,7 +26,18 @@ export interface SyntheticEpisode {
   /** Which of `metrics` are reward components (recorded as the trajectory's reward.components); the rest are diagnostics. */
   components?: string[];
   turns?: number;
+  /** The episode's own turn limit (recorded as the trajectory's maxTurns). */
+  maxTurns?: number;
   errored?: boolean;
+}
+
+/** The part of a trajectory a synthetic episode records under info.trajectory: reward components and turn limit. */
+function trajectoryInfo(episode: SyntheticEpisode): { trajectory?: JsonValue } {
+  const trajectory: Record<string, JsonValue> = {};
+  if (episode.components && !episode.errored)
+    trajectory.reward = { components: Object.fromEntries(episode.components.map((name) => [name, episode.metrics[name] ?? 0])) };
+  if (episode.maxTurns !== undefined) trajectory.maxTurns = episode.maxTurns;
+  return Object.keys(trajectory).length > 0 ? { trajectory } : {};
 }
 
 /**
@@ -78,9 +89,7 @@ export function writeSyntheticRun(options: {
       format_errors: 0,
       info: {
         timing: { startedAt: "2026-01-01T00:00:00.000Z", durationMs: 10 },
-        ...(episode.components && !episode.errored
-          ? { trajectory: { reward: { components: Object.fromEntries(episode.components.map((name) => [name, episode.metrics[name] ?? 0])) } } }
-          : {}),
+        ...trajectoryInfo(episode),
       },
     };
     results.append(record);

@@ -64,6 +64,8 @@ export interface ReportRun {
   errored: number;
   meanTurns: number;
   turns: number[];
+  /** The smallest and largest per-episode turn limit (each trajectory's own; tasks may differ), null when none records one. */
+  turnLimits: { min: number; max: number } | null;
   components: Record<string, number>;
   /** Which keys of `components` are reward components (from the trajectories); the rest are diagnostics. */
   rewardComponents: string[];
@@ -114,6 +116,20 @@ function taskValues(run: LoadedRun, metric: string): { values: Map<string, numbe
   return { values, missing, single };
 }
 
+/** Each episode's turn limit as its trajectory recorded it (the metadata holds only the first task's). */
+function turnLimits(results: readonly ResultRecord[]): { min: number; max: number } | null {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const result of results) {
+    const trajectory = result.info.trajectory as { maxTurns?: unknown } | null | undefined;
+    const limit = trajectory && typeof trajectory === "object" ? trajectory.maxTurns : undefined;
+    if (typeof limit !== "number") continue;
+    min = Math.min(min, limit);
+    max = Math.max(max, limit);
+  }
+  return min <= max ? { min, max } : null;
+}
+
 function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
   const scored = run.results.filter((result) => result.status === "scored");
   const components: Record<string, number[]> = {};
@@ -134,6 +150,7 @@ function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
     errored: run.results.length - scored.length,
     meanTurns: mean(turns),
     turns,
+    turnLimits: turnLimits(run.results),
     components: Object.fromEntries(Object.entries(components).map(([name, values]) => [name, mean(values)])),
     rewardComponents: rewardComponentNames(run.results),
     notes: run.notes,

@@ -1,6 +1,6 @@
 import type { Report } from "./build.ts";
 import { formatInterval, formatPair, formatSigned } from "./format.ts";
-import { benchmarkName, cellWithSummary, metricName, subRows } from "./markdown.ts";
+import { benchmarkName, cellWithSummary, metricName, subRows, turnLimitText } from "./markdown.ts";
 import { splitMetrics } from "./chart-data.ts";
 import { PALETTE, SMALL, barChart, escapeXml, histogram } from "./svg.ts";
 
@@ -127,7 +127,7 @@ function settingsHtml(report: Report): string {
       JSON.stringify(generation.sampling),
       JSON.stringify(generation.chatTemplateKwargs),
       generation.chatTemplateHash ? `${generation.chatTemplateHash.slice(0, 19)}…` : "—",
-      String(generation.maxTurns ?? "env default"),
+      turnLimitText([run]),
       generation.protocol,
       `${run.scored} / ${run.errored}`,
     ];

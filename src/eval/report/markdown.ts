@@ -1,4 +1,4 @@
-import type { Report, ReportCell, ReportRow } from "./build.ts";
+import type { Report, ReportCell, ReportRow, ReportRun } from "./build.ts";
 import { formatInterval, formatPair, formatSigned, formatValue } from "./format.ts";
 import { summaryText } from "./summary.ts";
 
@@ -119,6 +119,18 @@ export function renderNotes(report: Report): string {
   return [...new Set(lines)].join("\n");
 }
 
+/**
+ * The turn limit of runs in words: one number when every episode had the same limit, else "per task: 24–92"
+ * (search_plan sizes the limit to each task's plan); the metadata's value when no trajectory records one.
+ */
+export function turnLimitText(runs: readonly ReportRun[]): string {
+  const limits = runs.flatMap((run) => (run.turnLimits ? [run.turnLimits] : []));
+  if (limits.length === 0) return String(runs[0]?.generation.maxTurns ?? "env default");
+  const min = Math.min(...limits.map((limit) => limit.min));
+  const max = Math.max(...limits.map((limit) => limit.max));
+  return min === max ? String(min) : `per task: ${min}–${max}`;
+}
+
 /** Generation settings per model (from its first run), then per benchmark: tasks, mode, protocol, turns. */
 export function renderGeneration(report: Report): string {
   const json = (value: unknown) => (value === null || value === undefined ? "—" : `\`${JSON.stringify(value)}\``);
@@ -157,7 +169,7 @@ export function renderGeneration(report: Report): string {
       first.env.samples,
       first.env.mode ?? "—",
       first.generation.protocol,
-      first.generation.maxTurns ?? "env default",
+      turnLimitText(runs),
       counts,
     ];
     lines.push(`| ${cells.map((cell) => escapeCell(String(cell))).join(" | ")} |`);
