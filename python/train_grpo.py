@@ -149,11 +149,24 @@ def main(argv: list[str] | None = None) -> None:
         processing_class=tokenizer,
         environment_factory=Environment,
         peft_config=peft_config,
+        callbacks=[metrics_printer()],
     )
     trainer.train()
     tokenizer.chat_template = original_template
     save_checkpoint(trainer, tokenizer, Path(args.output_dir), merge=not args.no_merge)
     Path(args.output_dir, "log_history.json").write_text(json.dumps(finite(trainer.state.log_history), indent=1))
+
+
+def metrics_printer():
+    """Prints each of TRL's logged metric dicts as one `TOOLGYM_METRICS {json}` line, so `toolgym pipeline` can follow the run live."""
+    from transformers import TrainerCallback
+
+    class MetricsPrinter(TrainerCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if logs is not None and state.is_world_process_zero:
+                print("TOOLGYM_METRICS " + json.dumps(finite({"step": state.global_step, **logs})), flush=True)
+
+    return MetricsPrinter()
 
 
 def finite(value):

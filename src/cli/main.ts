@@ -5,6 +5,7 @@ import { registerDataset } from "./commands/dataset.ts";
 import { registerEval } from "./commands/eval.ts";
 import { registerExport } from "./commands/export.ts";
 import { registerList } from "./commands/list.ts";
+import { registerPipeline } from "./commands/pipeline.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerReport } from "./commands/report.ts";
 import { registerScore } from "./commands/score.ts";
@@ -58,6 +59,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   registerServe(program, context);
   registerDataset(program, context);
   registerView(program, context);
+  registerPipeline(program, context);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {

@@ -88,6 +88,8 @@ export async function runSuite(options: {
   /** Where each run's progress bar is drawn (none without a stream). */
   progress?: ProgressStream;
   signal?: AbortSignal;
+  /** Turn limit per episode for every row (default: each environment's). */
+  maxTurns?: number;
 }): Promise<SuiteManifest> {
   const requested: ModelSpec[] = options.models && options.models.length > 0 ? options.models : [{ kind: "scripted" }];
   // Scripted agents share one column ("scripted") across rows, whatever each environment's policy is called.
@@ -131,7 +133,19 @@ export async function runSuite(options: {
     manifest.rows.push(entry);
     const mode = typeof row.config.mode === "string" ? row.config.mode : null;
     const summaries = await runEvaluation({
-      rows: [{ env, config, split, seed: row.seed, n: row.n, benchmark: row.benchmark, metrics: row.metrics, mode }],
+      rows: [
+        {
+          env,
+          config,
+          split,
+          seed: row.seed,
+          n: row.n,
+          benchmark: row.benchmark,
+          metrics: row.metrics,
+          mode,
+          ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
+        },
+      ],
       models: models.map((model) => (model.kind === "scripted" && row.agent ? { ...model, policy: row.agent } : model)),
       out: options.out,
       quiet: options.quiet,

@@ -1,0 +1,181 @@
+import { UsageError } from "../core/index.ts";
+import { parsePipelineConfig, type PipelineConfig } from "./config.ts";
+
+/** The seed's LoRA targets: every attention and MLP projection of Qwen3. */
+const ALL_PROJECTIONS = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+
+/**
+ * `seed`: the seed card. Qwen/Qwen3-4B, no SFT, LoRA r=32 alpha=64 on all projections, 250 steps of 8
+ * prompts x 4 accumulation = 32 completions per step (4 groups of 8), vLLM colocate generation, thinking off;
+ * evaluated with the `seed-card` suite at the seed's n behind `vllm serve` (hermes tool-call parser).
+ */
+const seed = {
+  preset: "seed",
+  description: "The seed card on one GPU: Qwen/Qwen3-4B, GRPO with LoRA on search_plan_act, evaluated with the seed-card suite behind vllm serve.",
+  env: "search_plan_act",
+  envConfig: {},
+  base: { kind: "model", model: "Qwen/Qwen3-4B" },
+  data: { policies: [], episodes: 0, prompts: 4096, promptSeed: 0 },
+  eval: {
+    engine: "vllm",
+    suite: "seed-card",
+    dataDir: "data",
+    temperature: 0,
+    maxTokens: 4096,
+    concurrency: 64,
+    chatTemplateKwargs: { enable_thinking: false },
+    serverArgs: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes", "--max-model-len", "32768"],
+  },
+  grpo: {
+    launcher: [],
+    noSignalSteps: 10,
+    flags: {
+      "max-steps": 250,
+      "per-device-batch-size": 8,
+      "gradient-accumulation-steps": 4,
+      "num-generations": 8,
+      "learning-rate": 1e-5,
+      beta: 0,
+      temperature: 1,
+      "max-completion-length": 4096,
+      "lora-r": 32,
+      "lora-alpha": 64,
+      "lora-target-modules": ALL_PROJECTIONS,
+      "use-vllm": true,
+      "vllm-mode": "colocate",
+      "vllm-gpu-memory-utilization": 0.3,
+      "enable-thinking": false,
+      bf16: true,
+      "gradient-checkpointing": true,
+      "save-steps": 50,
+    },
+  },
+};
+
+/** A small world: one-hop lookups in 15 records keep prompts short enough for a CPU model (the tiny-preset choice, see README). */
+const smallWorld = {
+  worldSize: 15,
+  minHops: 1,
+  maxHops: 1,
+  impossibleRate: 0,
+  familyWeights: { lookup: 1, update: 0, link: 0, copy: 0, conditional: 0, composite: 0 },
+};
+
+/**
+ * `smoke`: every stage for real and as small as it goes (plumbing, not learning): a random tiny Qwen3, two
+ * SFT steps, two eval episodes per row, two GRPO steps of one group of two completions.
+ */
+const smoke = {
+  preset: "smoke",
+  description: "Every stage, a few steps each, on CPU (CI): plumbing, not learning.",
+  env: "search_plan_act",
+  envConfig: smallWorld,
+  base: { kind: "tiny-qwen3" },
+  data: { policies: ["oracle", "noisy_oracle_0.3"], episodes: 2, seed: 1, maxTokens: 2048, prompts: 4, promptSeed: 2 },
+  sft: {
+    "use-cpu": true,
+    "max-steps": 2,
+    "per-device-batch-size": 1,
+    "gradient-accumulation-steps": 1,
+    "learning-rate": 1e-4,
+    "lr-scheduler-type": "constant",
+    "warmup-ratio": 0,
+    "max-length": 2048,
+    "logging-steps": 1,
+  },
+  eval: {
+    engine: "transformers",
+    suite: [{ benchmark: "search_plan_act", env: "search_plan_act", config: smallWorld, split: "eval", n: 2, seed: 0, metrics: ["reward", "outcome"] }],
+    temperature: 0,
+    maxTokens: 24,
+    maxTurns: 2,
+    concurrency: 2,
+  },
+  grpo: {
+    launcher: [],
+    // A random model gets no reward variance; the smoke run checks plumbing, so the signal check is off.
+    noSignalSteps: 0,
+    flags: {
+      "use-cpu": true,
+      "use-vllm": false,
+      "max-steps": 2,
+      "per-device-batch-size": 2,
+      "gradient-accumulation-steps": 1,
+      "num-generations": 2,
+      temperature: 0.7,
+      "max-completion-length": 32,
+      "max-tool-calling-iterations": 2,
+      "lora-r": 8,
+      "lora-alpha": 16,
+      "learning-rate": 1e-4,
+      "save-steps": 1000,
+    },
+  },
+};
+
+/**
+ * `tiny`: the CPU learning run (design: README "The tiny preset"). The same tiny Qwen3 as `smoke`, SFT to
+ * partial competence on oracle and noisy-oracle trajectories of the small world, then GRPO with groups of 8
+ * so that partially competent completions differ in reward; held-out eval tasks (n = 200) pre and post.
+ */
+const tiny = {
+  preset: "tiny",
+  description: "CPU learning run: tiny Qwen3, SFT to partial competence on a small search_plan_act world, then GRPO; held-out eval n=200.",
+  env: "search_plan_act",
+  envConfig: smallWorld,
+  base: { kind: "tiny-qwen3" },
+  data: { policies: ["oracle", "noisy_oracle_0.1", "noisy_oracle_0.3"], episodes: 64, seed: 1, minReward: 0.5, maxTokens: 2048, prompts: 512, promptSeed: 2 },
+  sft: {
+    "use-cpu": true,
+    "max-steps": 120,
+    "per-device-batch-size": 4,
+    "gradient-accumulation-steps": 1,
+    "learning-rate": 1e-3,
+    "lr-scheduler-type": "cosine",
+    "warmup-ratio": 0.05,
+    "max-length": 2048,
+    "logging-steps": 10,
+  },
+  eval: {
+    engine: "transformers",
+    suite: [
+      { benchmark: "search_plan_act", env: "search_plan_act", config: smallWorld, split: "eval", n: 200, seed: 0, metrics: ["reward", "outcome"] },
+      { benchmark: "search_plan_ood", env: "search_plan_ood", config: {}, n: 10, seed: 0, metrics: ["reward"] },
+      { benchmark: "musique", env: "musique", config: {}, n: 8, seed: 0 },
+      { benchmark: "2wiki", env: "2wiki", config: {}, n: 8, seed: 0 },
+      { benchmark: "babyai", env: "babyai", config: {}, n: 5, seed: 0 },
+    ],
+    temperature: 0,
+    maxTokens: 64,
+    maxTurns: 4,
+    concurrency: 2,
+  },
+  grpo: {
+    launcher: [],
+    noSignalSteps: 3,
+    flags: {
+      "use-cpu": true,
+      "use-vllm": false,
+      "max-steps": 60,
+      "per-device-batch-size": 8,
+      "gradient-accumulation-steps": 1,
+      "num-generations": 8,
+      temperature: 1,
+      "max-completion-length": 64,
+      "max-tool-calling-iterations": 3,
+      "lora-r": 16,
+      "lora-alpha": 32,
+      "learning-rate": 5e-4,
+      "save-steps": 1000,
+    },
+  },
+};
+
+const PRESETS: Record<string, unknown> = { seed, smoke, tiny };
+export const PRESET_NAMES = Object.keys(PRESETS);
+
+export function presetConfig(name: string): PipelineConfig {
+  const preset = PRESETS[name];
+  if (!preset) throw new UsageError({ code: "PRESET_UNKNOWN", message: `unknown preset '${name}'; presets: ${PRESET_NAMES.join(", ")}` });
+  return parsePipelineConfig(preset, `preset ${name}`);
+}

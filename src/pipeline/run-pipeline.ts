@@ -1,0 +1,168 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { once } from "node:events";
+import { stringify as toYaml } from "yaml";
+import { UsageError } from "../core/index.ts";
+import type { ProgressStream } from "../eval/progress.ts";
+import type { Report } from "../eval/report/index.ts";
+import { STAGES, type PipelineConfig, type StageName } from "./config.ts";
+import { openLog, resolvePython } from "./processes.ts";
+import { PIPELINE_STAGES, pipelineSuite } from "./stages.ts";
+import { buildSummary, type PipelineSummary, type StageRecord } from "./summary.ts";
+
+/** A stage is complete when this file exists in its directory; --resume skips it then. */
+export const DONE_MARKER = "done.json";
+export const STAGE_LOG = "log.txt";
+export const CONFIG_FILE = "pipeline.json";
+
+export interface PipelineOptions {
+  config: PipelineConfig;
+  out: string;
+  resume?: boolean;
+  only?: readonly StageName[];
+  python?: string;
+  /** Live progress: one line per stage event (and eval progress bars unless quiet). */
+  progress?: ProgressStream & { write(text: string): unknown };
+  quiet?: boolean;
+  signal?: AbortSignal;
+}
+
+export function parseStages(text: string): StageName[] {
+  const names = text
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (!(STAGES as readonly string[]).includes(name))
+      throw new UsageError({ code: "STAGE_UNKNOWN", message: `--only: unknown stage '${name}'; stages: ${STAGES.join(", ")}` });
+  }
+  if (names.length === 0) throw new UsageError({ code: "STAGE_UNKNOWN", message: `--only needs at least one stage of ${STAGES.join(", ")}` });
+  return names as StageName[];
+}
+
+/** Every command and config the pipeline would run, as text (nothing is started). */
+export function describePipeline(options: Pick<PipelineOptions, "config" | "out" | "python" | "only">): string {
+  const context = { config: options.config, out: options.out, python: options.python ?? resolvePython() };
+  const sections = [
+    `# toolgym pipeline: preset ${options.config.preset} → ${options.out}`,
+    options.config.description,
+    "## config",
+    toYaml(options.config).trimEnd(),
+  ];
+  sections.push("## evaluation suite", toYaml(pipelineSuite(options.config)).trimEnd());
+  for (const stage of PIPELINE_STAGES) {
+    if (options.only && !options.only.includes(stage.name)) continue;
+    const skip = stage.skipReason(options.config);
+    sections.push(`## ${stage.name}${skip ? ` (skipped: ${skip})` : ""}`);
+    if (!skip)
+      sections.push(
+        stage
+          .plan(context)
+          .map((line) => `$ ${line}`)
+          .join("\n"),
+      );
+  }
+  sections.push(`summary: ${join(options.out, "summary.json")}, card: ${join(options.out, "card.md")}`);
+  return `${sections.join("\n\n")}\n`;
+}
+
+function readDone(directory: string): { seconds: number } | undefined {
+  const path = join(directory, DONE_MARKER);
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, "utf8")) as { seconds: number };
+}
+
+/** Refuses to mix two pipelines in one directory, and a resume with a different config. */
+function prepareOutput(options: PipelineOptions): void {
+  const configPath = join(options.out, CONFIG_FILE);
+  const current = `${JSON.stringify(options.config, null, 2)}\n`;
+  if (existsSync(configPath)) {
+    if (!options.resume && !options.only)
+      throw new UsageError({ code: "PIPELINE_EXISTS", message: `${options.out} already holds a pipeline run; pass --resume to continue it or another --out` });
+    if (readFileSync(configPath, "utf8") !== current)
+      throw new UsageError({
+        code: "PIPELINE_CONFIG_CHANGED",
+        message: `${options.out} was run with a different config (${configPath}); use the same preset/config to resume, or another --out`,
+      });
+  }
+  mkdirSync(options.out, { recursive: true });
+  writeFileSync(configPath, current);
+}
+
+function readReport(out: string): Report | null {
+  const path = join(out, "card", "report.json");
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Report) : null;
+}
+
+/**
+ * Runs the stages in order, each into `out/<stage>/` with its own log and a done marker, skipping the
+ * stages a resumed run already finished; writes `out/summary.json` at the end, and also when a stage fails
+ * (the failed stage says so), then rethrows.
+ */
+export async function runPipeline(options: PipelineOptions): Promise<PipelineSummary> {
+  prepareOutput(options);
+  const python = options.python ?? resolvePython();
+  const records: StageRecord[] = [];
+  const say = (text: string) => options.progress?.write(`[pipeline] ${text}\n`);
+  const finish = () => {
+    const summary = buildSummary({ preset: options.config.preset, out: options.out, stages: records, report: readReport(options.out) });
+    writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+    return summary;
+  };
+  for (const stage of PIPELINE_STAGES) {
+    const directory = join(options.out, stage.name);
+    const done = readDone(directory);
+    const skip = stage.skipReason(options.config);
+    if (skip) {
+      records.push({ name: stage.name, status: "skipped", seconds: 0 });
+      say(`${stage.name}: skipped (${skip})`);
+      continue;
+    }
+    if (options.only && !options.only.includes(stage.name)) {
+      records.push({ name: stage.name, status: done ? "resumed" : "not run", seconds: done?.seconds ?? 0 });
+      continue;
+    }
+    if (done && options.resume) {
+      records.push({ name: stage.name, status: "resumed", seconds: done.seconds });
+      say(`${stage.name}: already complete, skipped (--resume)`);
+      continue;
+    }
+    // A stage starts from a clean directory: a half-written one from a killed run is never mixed in.
+    rmSync(directory, { recursive: true, force: true });
+    mkdirSync(directory, { recursive: true });
+    const log = openLog(join(directory, STAGE_LOG));
+    const started = performance.now();
+    say(`${stage.name}: started (log ${join(directory, STAGE_LOG)})`);
+    try {
+      await stage.run({
+        config: options.config,
+        out: options.out,
+        python,
+        log,
+        ...(options.progress && !options.quiet ? { progress: options.progress } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        note: (text) => {
+          log.write(`# ${text}\n`);
+          say(`${stage.name}: ${text}`);
+        },
+      });
+    } catch (error) {
+      const seconds = (performance.now() - started) / 1000;
+      records.push({ name: stage.name, status: "failed", seconds: Math.round(seconds * 10) / 10 });
+      log.write(`# failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      log.end();
+      await once(log, "close");
+      const rest = STAGES.slice(STAGES.indexOf(stage.name) + 1);
+      for (const name of rest) records.push({ name, status: "not run", seconds: 0 });
+      finish();
+      throw error;
+    }
+    const seconds = Math.round(((performance.now() - started) / 1000) * 10) / 10;
+    log.end();
+    await once(log, "close");
+    writeFileSync(join(directory, DONE_MARKER), `${JSON.stringify({ seconds, finishedAt: new Date().toISOString() })}\n`);
+    records.push({ name: stage.name, status: "done", seconds });
+    say(`${stage.name}: done in ${seconds.toFixed(1)} s`);
+  }
+  return finish();
+}
