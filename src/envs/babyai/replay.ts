@@ -1,4 +1,4 @@
-import { UsageError, parseConfig, type JsonValue, type ReplayHook } from "../../core/index.ts";
+import { UsageError, parseConfig, type JsonValue, type ReplayRequest } from "../../core/index.ts";
 import { readJsonItems } from "../_kit/read-items.ts";
 import { parseReply } from "./balrog.ts";
 import { printGrid } from "./grid.ts";
@@ -105,7 +105,9 @@ export function replayBabyAI(options: { config: unknown; seed: number; index: nu
  * agent of `balrog_agent`); `--calls FILE` applies action strings the way BALROG applies them and prints
  * the golden-fixture fields.
  */
-export const babyaiReplay: ReplayHook = async (request) => {
+// A function declaration, not a const: index.ts and this module import each other, and a declaration is
+// initialised before either module body runs.
+export async function babyaiReplay(request: ReplayRequest): Promise<JsonValue> {
   if (request.replies) {
     const replies = readJsonItems(request.replies, "--replies");
     return replayReplies({ config: request.config, seed: request.seed, index: request.index, split: request.split, replies }) as unknown as JsonValue;
@@ -117,4 +119,4 @@ export const babyaiReplay: ReplayHook = async (request) => {
     });
   const actions = readJsonItems(request.calls, "--calls");
   return replayBabyAI({ config: request.config, seed: request.seed, index: request.index, split: request.split, actions }) as unknown as JsonValue;
-};
+}
