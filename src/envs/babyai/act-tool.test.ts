@@ -33,14 +33,14 @@ describe("babyai act tool (tools protocol)", () => {
     ]);
   });
 
-  it("a valid action steps the level once, as the same action given as text does", () => {
+  it("a valid action steps the level once, as the same action given as text does", async () => {
     const { tried } = episodes();
     const config = babyaiEnvironment.configSchema.parse({ protocol: "text" });
     const text = babyaiEnvironment.start(babyaiEnvironment.generate({ split: "eval", seed: 3, index: 1, config }));
     for (const action of ["turn left", "go forward", "toggle"]) {
       const result = tried.call("act", { action });
       assert.equal(result.isError, false);
-      assert.equal(result.content, text.reply?.(action).content, action);
+      assert.equal(result.content, (await text.reply?.(action))?.content, action);
     }
     assert.equal(tried.diagnostics?.().steps, 3);
     assert.equal(tried.diagnostics?.().invalid_actions, 0);
