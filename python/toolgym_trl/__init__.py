@@ -4,6 +4,9 @@
     Env = environment_factory("http://127.0.0.1:8765", env="search_plan_act")
     trainer = GRPOTrainer(..., environment_factory=Env)
 
+Several servers (one per node, say): `environment_factory(["http://node0:8765", "http://node1:8765"], env=...)`
+spreads new sessions over them and skips a server that does not answer.
+
 The adapter needs only the Python standard library; the server is `npx toolgym serve`.
 """
 
@@ -19,7 +22,7 @@ from .adapter import (
     prompt_hash,
     type_hint,
 )
-from .client import ServerClient, ToolgymConnectionError, ToolgymServerError
+from .client import ServerClient, ServerPool, ToolgymConnectionError, ToolgymServerError, split_urls
 
 __all__ = [
     "environment_factory",
@@ -29,6 +32,7 @@ __all__ = [
     "method_source",
     "type_hint",
     "ServerClient",
+    "ServerPool",
     "SchemaNotExpressible",
     "StaleDatasetError",
     "prompt_hash",
@@ -47,16 +51,32 @@ def list_environments(base_url: str = "http://127.0.0.1:8765", token: str | None
         client.close()
 
 
-def environment_factory(base_url: str = "http://127.0.0.1:8765", env: str | None = None, token: str | None = None, timeout: float = 60.0) -> type:
+def environment_factory(
+    base_url: str | list[str] = "http://127.0.0.1:8765", env: str | None = None, token: str | None = None, timeout: float = 60.0
+) -> type:
     """The class TRL instantiates with no arguments, one instance per concurrent rollout.
 
     Args:
-        base_url: Where `toolgym serve` listens.
-        env: Environment id; may be omitted when the server serves exactly one environment.
-        token: Bearer token, when the server was started with `--token`.
+        base_url: Where `toolgym serve` listens: one URL, or several (a list, or comma-separated text). New
+            sessions go round-robin over the servers; one that cannot be reached is skipped and the session
+            is created on another. Every server that answers must serve the same version of the environment.
+        env: Environment id; may be omitted when the servers serve exactly one environment.
+        token: Bearer token, when the servers were started with `--token`.
         timeout: Seconds to wait for one server response.
     """
-    environments = list_environments(base_url, token)
+    urls = split_urls(base_url)
+    catalogs: dict[str, list[dict]] = {}
+    unreachable = []
+    for url in urls:
+        try:
+            catalogs[url] = list_environments(url, token)
+        except ToolgymConnectionError as error:
+            unreachable.append(error)
+    if not catalogs:
+        if len(unreachable) == 1:
+            raise unreachable[0]
+        raise ToolgymConnectionError("no toolgym server could be reached: " + "; ".join(str(error) for error in unreachable))
+    first_url, environments = next(iter(catalogs.items()))
     ids = [entry["id"] for entry in environments]
     if env is None:
         if len(ids) != 1:
@@ -64,5 +84,13 @@ def environment_factory(base_url: str = "http://127.0.0.1:8765", env: str | None
         env = ids[0]
     entry = next((candidate for candidate in environments if candidate["id"] == env), None)
     if entry is None:
-        raise ValueError(f"the server at {base_url} does not serve {env!r}; available: {', '.join(ids)}")
-    return build_environment_class(entry, base_url, token, timeout)
+        raise ValueError(f"the server at {first_url} does not serve {env!r}; available: {', '.join(ids)}")
+    for url, catalog in catalogs.items():
+        other = next((candidate for candidate in catalog if candidate["id"] == env), None)
+        if other is None or other.get("version") != entry.get("version"):
+            found = "does not serve it" if other is None else f"runs version {other.get('version')}"
+            raise ValueError(
+                f"{env}: the server at {first_url} runs version {entry.get('version')} but the one at {url} {found}; "
+                "run the same toolgym on every node"
+            )
+    return build_environment_class(entry, urls, token, timeout)

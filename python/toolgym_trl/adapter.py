@@ -13,9 +13,10 @@ import hashlib
 import json
 import keyword
 import re
+import warnings
 from typing import Any, Literal
 
-from .client import ServerClient
+from .client import ServerClient, ServerPool, ToolgymConnectionError
 
 _RESERVED = {"reset", "get_reward"}
 _SIMPLE_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -132,13 +133,17 @@ class ToolgymEnvironmentBase:
     """Shared behaviour of the generated classes. Helpers start with `_` so TRL does not expose them as tools."""
 
     _base_url: str = ""
+    _pool: ServerPool | None = None
     _token: str | None = None
     _env_id: str = ""
     _env_version: str = ""
     _timeout: float = 60.0
 
     def __init__(self):
-        self._client = ServerClient(self._base_url, self._token, self._timeout)
+        self._clients: dict[str, ServerClient] = {}
+        self._server: str | None = None  # the server holding the current session
+        self._sequence = 0  # the session's last tool call number; the server runs each number once
+        self._lost: str | None = None  # why the current session is gone (its server stopped answering)
         self._session_id: str | None = None
         self._breakdown: dict | None = None
         self.prompt_messages: list[dict] = []
@@ -163,7 +168,7 @@ class ToolgymEnvironmentBase:
             if row.get(key) is not None:
                 body[key] = row[key]
         self._check_version(row)
-        created = self._client.request("POST", "/sessions", body)
+        created = self._create(body)
         self._session_id = created["session_id"]
         self.prompt_messages = created["messages"]
         self.reward_breakdown = None
@@ -199,8 +204,36 @@ class ToolgymEnvironmentBase:
                 f"{self._env_version}; regenerate the dataset with `toolgym dataset {self._env_id}`"
             )
 
+    def _client_for(self, url: str) -> ServerClient:
+        if url not in self._clients:
+            self._clients[url] = ServerClient(url, self._token, self._timeout)
+        return self._clients[url]
+
+    def _create(self, body: dict) -> dict:
+        """`POST /sessions` on the next server in turn; a server that cannot be reached is skipped (and marked
+        down for a while) and the session is created on another one."""
+        pool = self._pool or ServerPool(self._base_url)
+        failures = []
+        for url in pool.order():
+            try:
+                created = self._client_for(url).request("POST", "/sessions", body)
+            except ToolgymConnectionError as error:
+                pool.mark_down(url)
+                failures.append(str(error))
+                continue
+            pool.mark_up(url)
+            self._server = url
+            self._sequence = 0
+            self._lost = None
+            return created
+        raise ToolgymConnectionError(f"no toolgym server could start a session: {'; '.join(failures)}")
+
     def get_reward(self) -> float:
-        """The episode's total reward as computed by the TypeScript environment (None if it could not be)."""
+        """The episode's total reward as computed by the TypeScript environment (None if it could not be:
+        TRL then leaves the sample out of the loss, as when its server stopped during the episode)."""
+        if self._lost is not None:
+            warnings.warn(f"toolgym: no reward for an episode whose server stopped ({self._lost})", stacklevel=2)
+            return None
         breakdown = self._fetch_breakdown()
         total = breakdown.get("total")
         return None if total is None else float(total)
@@ -208,43 +241,65 @@ class ToolgymEnvironmentBase:
     def _fetch_breakdown(self) -> dict:
         if self._session_id is None:
             raise RuntimeError("no episode: reset() was not called")
+        if self._lost is not None:
+            raise ToolgymConnectionError(f"the episode is lost: {self._lost}")
         if self._breakdown is None:
-            self._breakdown = self._client.request("GET", f"/sessions/{self._session_id}/reward")
+            self._breakdown = self._request("GET", f"/sessions/{self._session_id}/reward")
             self.reward_breakdown = self._breakdown
         return self._breakdown
 
     def _call(self, name: str, arguments: dict) -> str:
         if self._session_id is None:
             raise RuntimeError("no episode: reset() was not called")
-        outcome = self._client.request("POST", f"/sessions/{self._session_id}/call", {"name": name, "arguments": arguments})
+        # Numbered calls: a call resent after a lost connection is answered from the server's record of it,
+        # so no tool runs twice. A session cannot move to another server (its state lives in its server).
+        self._sequence += 1
+        body = {"name": name, "arguments": arguments, "seq": self._sequence}
+        outcome = self._request("POST", f"/sessions/{self._session_id}/call", body)
         self._breakdown = None
         self.done = bool(outcome["done"])
         self.calls = int(outcome["calls"])
         return outcome["content"]
 
+    def _request(self, method: str, path: str, body: object | None = None) -> object:
+        """A request about the current session, to the server that holds it."""
+        if self._lost is not None:
+            raise ToolgymConnectionError(f"the episode is lost: {self._lost}")
+        try:
+            return self._client_for(self._server or self._base_url).request(method, path, body)
+        except ToolgymConnectionError as error:
+            if self._pool is not None and self._server is not None:
+                self._pool.mark_down(self._server)
+            self._lost = f"its toolgym server {self._server} stopped answering ({error}); the next reset starts a session on another server"
+            raise ToolgymConnectionError(f"the episode is lost: {self._lost}", may_have_run=error.may_have_run) from error
+
     def _close_session(self) -> None:
-        if self._session_id is not None:
+        if self._session_id is not None and self._lost is None:
             try:
-                self._client.request("DELETE", f"/sessions/{self._session_id}")
+                self._client_for(self._server or self._base_url).request("DELETE", f"/sessions/{self._session_id}")
             except Exception:  # noqa: BLE001 - closing is best effort (the server reaps idle sessions anyway)
                 pass
-            self._session_id = None
+        self._session_id = None
+        self._lost = None
 
     def __del__(self):
         try:
             self._close_session()
-            self._client.close()
+            for client in self._clients.values():
+                client.close()
         except Exception:  # noqa: BLE001
             pass
 
 
-def build_environment_class(entry: dict, base_url: str, token: str | None = None, timeout: float = 60.0) -> type:
-    """The class for one environment entry of `GET /envs`."""
+def build_environment_class(entry: dict, base_url: str | list[str], token: str | None = None, timeout: float = 60.0) -> type:
+    """The class for one environment entry of `GET /envs`; its instances share the servers in `base_url`."""
+    pool = ServerPool(base_url)
     cls = type(
         _class_name(entry["id"]),
         (ToolgymEnvironmentBase,),
         {
-            "_base_url": base_url,
+            "_base_url": pool.urls[0],
+            "_pool": pool,
             "_token": token,
             "_env_id": entry["id"],
             "_env_version": entry.get("version", ""),
@@ -263,7 +318,8 @@ def log_reward_components(environments=None, log_metric=None, **kwargs) -> list:
         return [None] * len(kwargs.get("prompts", []))
     sums: dict[str, list[float]] = {}
     for environment in environments:
-        breakdown = environment._fetch_breakdown() if isinstance(environment, ToolgymEnvironmentBase) else None
+        usable = isinstance(environment, ToolgymEnvironmentBase) and environment._lost is None
+        breakdown = environment._fetch_breakdown() if usable else None
         for component, value in ((breakdown or {}).get("components") or {}).items():
             if value is not None:
                 sums.setdefault(component, []).append(float(value))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import threading
+import time
 from urllib.parse import urlsplit
 
 
@@ -18,7 +20,18 @@ class ToolgymServerError(RuntimeError):
 
 
 class ToolgymConnectionError(ConnectionError):
-    """The server could not be reached."""
+    """The server could not be reached, or the connection was lost before its answer came.
+
+    `may_have_run` is False when the request certainly did not reach the server (connection refused, no
+    such host) and True when it was sent and its answer lost: the server may have acted on it.
+    """
+
+    def __init__(self, message: str, may_have_run: bool = False):
+        super().__init__(message)
+        self.may_have_run = may_have_run
+
+
+_LOST = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, http.client.CannotSendRequest, http.client.BadStatusLine)
 
 
 class ServerClient:
@@ -50,25 +63,38 @@ class ServerClient:
             self._connection.close()
             self._connection = None
 
-    def request(self, method: str, path: str, body: object | None = None) -> object:
+    def request(self, method: str, path: str, body: object | None = None, resend: bool = True) -> object:
+        """Sends one request and returns the decoded JSON answer.
+
+        When the connection is lost after the request went out (the server closed an idle keep-alive
+        connection, or died), the request is sent once more on a new connection only if `resend`: pass
+        False for anything that must not run twice (a tool call without a sequence number); such a loss
+        raises `ToolgymConnectionError` with `may_have_run=True`.
+        """
         data = None if body is None else json.dumps(body).encode("utf-8")
-        for attempt in range(2):
+        sent = False
+        attempts = 3 if resend else 1
+        for attempt in range(attempts):
             connection = self._connect()
             try:
                 connection.request(method, self._prefix + path, body=data, headers=self._headers)
+                sent = True
                 response = connection.getresponse()
                 payload = response.read()
                 break
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, http.client.CannotSendRequest) as error:
-                # The server closes idle keep-alive connections; the request was not processed, retry once.
+            except _LOST as error:
                 self.close()
-                if attempt == 1:
-                    raise ToolgymConnectionError(f"lost the connection to the toolgym server at {self.base_url}: {error}") from error
+                if attempt == attempts - 1:
+                    raise ToolgymConnectionError(
+                        f"lost the connection to the toolgym server at {self.base_url} before its answer to {method} {path}: {error}",
+                        may_have_run=sent,
+                    ) from error
             except (ConnectionRefusedError, socket.gaierror, socket.timeout, OSError) as error:
                 self.close()
                 raise ToolgymConnectionError(
                     f"cannot reach the toolgym server at {self.base_url} ({error}); start it with "
-                    f"`npx toolgym serve --port {self._port}` or pass the right base_url"
+                    f"`npx toolgym serve --port {self._port}` or pass the right base_url",
+                    may_have_run=sent,
                 ) from error
         if response.getheader("Connection", "").lower() == "close":
             self.close()
@@ -80,3 +106,43 @@ class ServerClient:
             detail = value.get("error", {}) if isinstance(value, dict) else {}
             raise ToolgymServerError(response.status, str(detail.get("code", "HTTP_ERROR")), str(detail.get("message", payload[:200])))
         return value
+
+
+def split_urls(urls: str | list[str] | tuple[str, ...]) -> list[str]:
+    """One URL, a comma-separated list, or a list of URLs, as a list without repeats (order kept)."""
+    items = urls.split(",") if isinstance(urls, str) else list(urls)
+    kept = list(dict.fromkeys(item.strip().rstrip("/") for item in items if item and item.strip()))
+    if not kept:
+        raise ValueError("give at least one toolgym server URL, e.g. http://127.0.0.1:8765")
+    return kept
+
+
+class ServerPool:
+    """The servers a factory's environments share: new sessions go round-robin over them, skipping for
+    `retry_after` seconds a server that could not be reached (it is tried again after that, or when every
+    server is marked down). Thread-safe: TRL creates and resets environments from several threads."""
+
+    def __init__(self, urls: str | list[str], retry_after: float = 10.0):
+        self.urls = split_urls(urls)
+        self._retry_after = retry_after
+        self._lock = threading.Lock()
+        self._turn = 0
+        self._down_until: dict[str, float] = {}
+
+    def order(self) -> list[str]:
+        """The servers to try for the next session, best first: the next in turn, then the rest; down ones last."""
+        with self._lock:
+            start = self._turn % len(self.urls)
+            self._turn += 1
+            now = time.monotonic()
+            rotated = self.urls[start:] + self.urls[:start]
+            up = [url for url in rotated if self._down_until.get(url, 0.0) <= now]
+            return up + [url for url in rotated if url not in up]
+
+    def mark_down(self, url: str) -> None:
+        with self._lock:
+            self._down_until[url] = time.monotonic() + self._retry_after
+
+    def mark_up(self, url: str) -> None:
+        with self._lock:
+            self._down_until.pop(url, None)
