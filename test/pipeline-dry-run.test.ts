@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { GrpoSignalMonitor, parseMetricsLine, summariseGrpo } from "../src/pipeline/grpo-signal.ts";
+import { runCli } from "./support/run-cli.ts";
+
+const work = mkdtempSync(join(tmpdir(), "toolgym-pipeline-dry-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** The `$ ` lines of a dry run, by stage heading. */
+function commandsByStage(text: string): Map<string, string[]> {
+  const stages = new Map<string, string[]>();
+  let current = "";
+  for (const line of text.split("\n")) {
+    const heading = /^## (\S+)/.exec(line);
+    if (heading) {
+      current = heading[1] as string;
+      stages.set(current, []);
+    } else if (line.startsWith("$ ")) stages.get(current)?.push(line.slice(2));
+  }
+  return stages;
+}
+
+describe("toolgym pipeline --preset seed --dry-run", () => {
+  it("prints the seed card's commands and config and starts nothing", async () => {
+    const out = join(work, "seed");
+    const result = await runCli(["pipeline", "--preset", "seed", "--dry-run", "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(existsSync(out), false, "a dry run writes nothing");
+    const stages = commandsByStage(result.stdout);
+    assert.match(result.stdout, /## sft \(skipped: /);
+    assert.deepEqual(stages.get("data"), [`toolgym dataset search_plan_act --split train --seed 0 --n 4096 --config '{}' --out ${out}/data/prompts.parquet`]);
+
+    const grpo = (stages.get("grpo") ?? []).find((line) => line.includes("train_grpo.py")) ?? "";
+    for (const flag of [
+      "--model Qwen/Qwen3-4B",
+      "--lora-r 32",
+      "--lora-alpha 64",
+      "--lora-target-modules q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj",
+      "--max-steps 250",
+      "--per-device-batch-size 8",
+      "--gradient-accumulation-steps 4",
+      "--num-generations 8",
+      "--use-vllm",
+      "--vllm-mode colocate",
+      "--no-enable-thinking",
+      `--output-dir ${out}/grpo/model`,
+    ])
+      assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
+    assert.equal(8 * 4, 32, "effective batch: 8 per device x 4 accumulation steps");
+    assert.match(stages.get("grpo")?.[0] ?? "", /^toolgym serve /);
+
+    const pre = stages.get("eval-pre") ?? [];
+    assert.match(pre[0] ?? "", /vllm serve Qwen\/Qwen3-4B .*--tool-call-parser hermes/);
+    assert.match(pre[1] ?? "", /^toolgym eval --suite seed-card --model 'pre=http:\/\/127\.0\.0\.1:PORT\/v1#Qwen\/Qwen3-4B' .*--data-dir data/);
+    const post = stages.get("eval-post") ?? [];
+    assert.match(post[0] ?? "", new RegExp(`vllm serve ${out}/grpo/model `));
+    assert.match(post[1] ?? "", /--suite seed-card --model 'post=/);
+    assert.equal(
+      pre[1]?.replace(/.*--temperature/, ""),
+      post[1]?.replace(/.*--temperature/, "").replace("eval-post", "eval-pre"),
+      "same generation settings pre and post",
+    );
+    assert.deepEqual(stages.get("card"), [`toolgym report ${out}/eval-pre/runs ${out}/eval-post/runs --card --out ${out}/card.md`]);
+    // The seed-card suite at the seed's n.
+    for (const [benchmark, n] of [
+      ["musique", 2417],
+      ["2wiki", 12576],
+      ["search_plan_ood", 100],
+      ["babyai", 50],
+    ] as const)
+      assert.match(result.stdout, new RegExp(`benchmark: ${benchmark}\\n(?:.*\\n){1,8}?\\s+n: ${n}\\n`));
+  });
+
+  it("a --config file of the printed shape runs the same plan; a bad one is a coded one-line error", async () => {
+    const out = join(work, "from-config");
+    const printed = await runCli(["pipeline", "--preset", "seed", "--dry-run", "--out", out]);
+    const config = join(work, "seed.yaml");
+    writeFileSync(config, printed.stdout.split("## config\n\n")[1]!.split("\n\n## evaluation suite")[0]!);
+    const again = await runCli(["pipeline", "--config", config, "--dry-run", "--out", out]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(commandsByStage(again.stdout), commandsByStage(printed.stdout));
+    const bad = join(work, "bad.yaml");
+    writeFileSync(bad, "preset: mine\nenv: search_plan_act\n");
+    const result = await runCli(["pipeline", "--config", bad, "--dry-run"]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^toolgym: .*field 'base'.*\[PIPELINE_CONFIG_INVALID\]\n$/);
+    const unknown = await runCli(["pipeline", "--preset", "huge", "--dry-run"]);
+    assert.equal(unknown.code, 2);
+    const stages = await runCli(["pipeline", "--preset", "smoke", "--only", "grpo,nope", "--dry-run"]);
+    assert.equal(stages.code, 2);
+    assert.match(stages.stderr, /unknown stage 'nope'.*\[STAGE_UNKNOWN\]/);
+  });
+});
+
+describe("GRPO signal check", () => {
+  const line = (values: Record<string, number>) => `{'loss': 0.0}\nTOOLGYM_METRICS ${JSON.stringify(values)}`.split("\n")[1] as string;
+
+  it("stops after K steps in which every group had zero reward variance, and names the fix", () => {
+    const monitor = new GrpoSignalMonitor(3);
+    assert.equal(monitor.feed("{'loss': 0.0, 'reward': 0.1}"), undefined, "TRL's own printout is not parsed");
+    assert.equal(monitor.feed(line({ reward: 0.2, frac_reward_zero_std: 1, "tools/call_frequency": 0 })), undefined);
+    assert.equal(monitor.feed(line({ reward: 0.2, frac_reward_zero_std: 1, "tools/call_frequency": 0 })), undefined);
+    const verdict = monitor.feed(line({ reward: 0.2, frac_reward_zero_std: 1, "tools/call_frequency": 0 }));
+    assert.match(verdict ?? "", /no learning signal: every group had zero reward variance in each of the first 3 steps .*tool calls per completion 0\.00/);
+  });
+
+  it("keeps going when any of the first K steps has a group with reward variance", () => {
+    const monitor = new GrpoSignalMonitor(2);
+    monitor.feed(line({ reward: 0.2, frac_reward_zero_std: 1 }));
+    assert.equal(monitor.feed(line({ reward: 0.4, frac_reward_zero_std: 0.5 })), undefined);
+    assert.equal(monitor.feed(line({ reward: 0.4, frac_reward_zero_std: 1 })), undefined, "only the first K steps are judged");
+    assert.equal(new GrpoSignalMonitor(0).feed(line({ reward: 0, frac_reward_zero_std: 1 })), undefined, "K = 0 turns the check off");
+  });
+
+  it("summarises the steps as summary.json's grpo block", () => {
+    const steps = [
+      { reward: 0.1, frac_reward_zero_std: 1, "tools/call_frequency": 1 },
+      { reward: 0.3, frac_reward_zero_std: 0.5, "tools/call_frequency": 2 },
+    ].map((values) => parseMetricsLine(line(values))!);
+    assert.deepEqual(summariseGrpo(steps), { steps: 2, reward_first: 0.1, reward_last: 0.3, frac_reward_zero_std_mean: 0.75, tool_calls_per_completion: 1.5 });
+    assert.equal(parseMetricsLine("TOOLGYM_METRICS {not json"), undefined);
+    assert.equal(parseMetricsLine('TOOLGYM_METRICS {"train_runtime": 3}'), undefined, "the end-of-training log has no reward");
+  });
+});
