@@ -21,6 +21,8 @@ import { rewardBasis } from "./types.ts";
 const configSchema = z.strictObject({
   user_model: z.string().nullable().default(null),
   judge_model: z.string().nullable().default(null),
+  /** Cap on each simulated-user and judge reply (tokens); null: the server's default. */
+  user_max_tokens: z.number().int().min(1).nullable().default(null),
   max_steps: z.number().int().min(2).default(200),
   max_errors: z.number().int().min(1).default(10),
 });
@@ -106,7 +108,13 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         domain,
         split,
         task,
-        settings: { user_model: config.user_model, judge_model: config.judge_model, max_steps: config.max_steps, max_errors: config.max_errors },
+        settings: {
+          user_model: config.user_model,
+          judge_model: config.judge_model,
+          user_max_tokens: config.user_max_tokens,
+          max_steps: config.max_steps,
+          max_errors: config.max_errors,
+        },
       };
     },
     publicView: (task) => ({ domain, task_id: task.task.id, reward_basis: rewardBasis(task.task) }),
@@ -125,9 +133,10 @@ export function defineTau2Environment(options: { domain: string; title: string; 
             task,
             tools: userTools,
             episodeKey: `${domain}/${envTask.split}/${task.id}`,
+            maxTokens: settings.user_max_tokens,
           })
         : createScriptedUser(task);
-      const judge = settings.judge_model ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model")) : null;
+      const judge = settings.judge_model ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), settings.user_max_tokens) : null;
       return new Tau2Episode({
         bundle: bundle(),
         task,

@@ -182,15 +182,17 @@ export async function scoreEpisode(
   const basis = rewardBasis(task);
   const assertions = task.evaluation_criteria?.nl_assertions ?? [];
   const needsJudge = basis.includes("NL_ASSERTION") && assertions.length > 0;
+  // Only a run tau2 would evaluate can lack a component; one cut short scores 0 whatever the judge says.
+  const evaluated = termination === "agent_stop" || termination === "user_stop";
   let nl: Record<string, unknown> | null = null;
   if (basis.includes("NL_ASSERTION") && !needsJudge) {
     nl = { reward: 1.0, nl_assertions: [], reward_breakdown: { NL_ASSERTION: 1.0 }, info: { note: "No nl_assertions to evaluate" } };
-  } else if (needsJudge && judge && (termination === "agent_stop" || termination === "user_stop")) {
+  } else if (needsJudge && judge && evaluated) {
     const checks = await judge(task, trajectory);
     const reward = checks.every((check) => check.met) ? 1.0 : 0.0;
     nl = { reward, nl_assertions: checks, reward_breakdown: { NL_ASSERTION: reward }, info: null };
   }
-  const partial = needsJudge && !judge;
+  const partial = needsJudge && !judge && evaluated;
   const scoredTask: Tau2Task = partial
     ? {
         ...task,

@@ -76,10 +76,10 @@ export function parseJudgeAnswer(text: string): { nl_assertion: string; met: boo
   }));
 }
 
-export function createNlJudge(address: ModelAddress): NlJudge {
+export function createNlJudge(address: ModelAddress, maxTokens: number | null = null): NlJudge {
   return async (task, trajectory) => {
     const assertions = task.evaluation_criteria?.nl_assertions ?? [];
-    const model = chatModel(address, `judge:${task.id}`);
+    const model = chatModel(address, `judge:${task.id}`, maxTokens ? { maxTokens } : {});
     const message = await complete(model, [
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: judgeUserPrompt(trajectory, assertions) },

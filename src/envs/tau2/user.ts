@@ -20,8 +20,14 @@ export interface UserSimulator {
  * tau2's LLM user: its system prompt from the guidelines and the scenario; it sees the agent's messages
  * as `user` turns and its own as `assistant` turns (tau2 flips the roles), plus its own tool calls.
  */
-export function createLlmUser(options: { address: ModelAddress; task: Tau2Task; tools: ToolSpec[]; episodeKey: string }): UserSimulator {
-  const model = chatModel(options.address, `user:${options.episodeKey}`);
+export function createLlmUser(options: {
+  address: ModelAddress;
+  task: Tau2Task;
+  tools: ToolSpec[];
+  episodeKey: string;
+  maxTokens?: number | null;
+}): UserSimulator {
+  const model = chatModel(options.address, `user:${options.episodeKey}`, options.maxTokens ? { maxTokens: options.maxTokens } : {});
   const messages: Message[] = [{ role: "system", content: userSystemPrompt(options.task, options.tools.length > 0) }];
   let pendingIds: string[] = [];
   return {
