@@ -33,7 +33,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model", default="Qwen/Qwen3-4B")
     parser.add_argument("--dataset", required=True, help="prompt dataset from `toolgym dataset` (.jsonl or .parquet)")
     parser.add_argument("--env", default=None, help="environment id (default: the dataset's env column)")
-    parser.add_argument("--server-url", default=None, help="a running `toolgym serve`; default: start one")
+    parser.add_argument(
+        "--server-url", default=None, help="running `toolgym serve` URL(s), comma-separated (sessions spread over them); default: start one"
+    )
     parser.add_argument("--server-token", default=os.environ.get("TOOLGYM_SERVER_TOKEN"))
     parser.add_argument("--toolgym-command", default="npx toolgym", help="how to run the toolgym CLI when starting a server")
     parser.add_argument("--output-dir", required=True)
@@ -53,6 +55,8 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--use-vllm", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--vllm-mode", default="colocate", choices=["colocate", "server"])
     parser.add_argument("--vllm-gpu-memory-utilization", type=float, default=0.3)
+    parser.add_argument("--vllm-server-host", default="127.0.0.1", help="with --vllm-mode server: where `trl vllm-serve` runs")
+    parser.add_argument("--vllm-server-port", type=int, default=8000)
     parser.add_argument("--enable-thinking", action=argparse.BooleanOptionalAction, default=False)
     parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="default: on when CUDA is available")
     parser.add_argument("--gradient-checkpointing", action=argparse.BooleanOptionalAction, default=None, help="default: on when CUDA is available")
@@ -131,6 +135,8 @@ def main(argv: list[str] | None = None) -> None:
         use_vllm=args.use_vllm,
         vllm_mode=args.vllm_mode,
         vllm_gpu_memory_utilization=args.vllm_gpu_memory_utilization,
+        vllm_server_host=args.vllm_server_host,
+        vllm_server_port=args.vllm_server_port,
         chat_template_kwargs={"enable_thinking": args.enable_thinking},
         bf16=bf16,
         gradient_checkpointing=checkpointing,
