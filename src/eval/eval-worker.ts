@@ -4,6 +4,7 @@
  * the episode slots the main thread sends, and answers each with its results line already serialized,
  * so the main thread only appends text and folds a small digest into the run totals.
  */
+import { setMaxListeners } from "node:events";
 import { parentPort, workerData } from "node:worker_threads";
 import { ToolgymError } from "../core/index.ts";
 import { getEnvironment } from "../envs/registry.ts";
@@ -27,6 +28,8 @@ const env = getEnvironment(setup.envId);
 const row = { ...setup.row, env };
 const model = prepareModel(setup.spec, env);
 const controller = new AbortController();
+// Every episode in flight listens on it (hundreds at high concurrency): not a leak.
+setMaxListeners(0, controller.signal);
 const running = new Set<Promise<void>>();
 
 function send(message: FromWorker): void {

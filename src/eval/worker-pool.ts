@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import pLimit from "p-limit";
 
 /**
@@ -13,6 +14,8 @@ export async function runPool<T>(
   work: (item: T, signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const controller = new AbortController();
+  // Every call in flight listens on it (hundreds at high concurrency): not a leak.
+  setMaxListeners(0, controller.signal);
   const outer = options.signal;
   const cancel = () => controller.abort(outer?.reason);
   if (outer?.aborted) cancel();
