@@ -45,11 +45,21 @@ describe("server app (app.request)", () => {
     assert.equal(looked.status, 200);
     assert.deepEqual(JSON.parse(looked.json.content), { key: task.key, value: task.answer });
     assert.equal(looked.json.done, false);
+    // Mid-episode: not ended (null, not done), scored as if the agent stopped now (no finish: outcome 0).
     const unfinished = await call("GET", `/sessions/${id}/reward`);
-    assert.equal(unfinished.json.ended_by, "no_tool_call");
+    assert.equal(unfinished.json.ended_by, null);
+    assert.equal(unfinished.json.done, false);
+    assert.equal(unfinished.json.scored_as, "no_tool_call");
+    assert.equal(unfinished.json.components.outcome, 0);
+    const declared = await call("GET", `/sessions/${id}/reward?ended_by=max_turns`);
+    assert.equal(declared.json.ended_by, "max_turns");
+    assert.equal(declared.json.scored_as, "max_turns");
     const finished = await call("POST", `/sessions/${id}/call`, { name: "finish", arguments: { answer: task.answer } });
     assert.equal(finished.json.done, true);
     const reward = await call("GET", `/sessions/${id}/reward`);
+    assert.equal(reward.json.ended_by, "finished");
+    assert.equal(reward.json.scored_as, "finished");
+    assert.equal(reward.json.done, true);
     assert.equal(reward.json.total, 1);
     assert.deepEqual(reward.json.components, { outcome: 1, stop: 1 });
     const after = await call("POST", `/sessions/${id}/call`, { name: "lookup", arguments: { key: task.key } });
@@ -57,7 +67,7 @@ describe("server app (app.request)", () => {
     assert.equal((await call("DELETE", `/sessions/${id}`)).status, 200);
     assert.equal((await call("DELETE", `/sessions/${id}`)).json.error.code, "SESSION_UNKNOWN");
     assert.equal(store.counters.toolCalls, 3);
-    assert.equal(store.counters.rewards, 2);
+    assert.equal(store.counters.rewards, 3);
     assert.equal(store.size, 0);
   });
 

@@ -80,7 +80,10 @@ export interface CallOutcome {
 
 export interface RewardOutcome extends RewardBreakdown {
   done: boolean;
-  ended_by: TerminationReason;
+  /** How the episode ended (or the caller's `ended_by`); null while it is still running. */
+  ended_by: TerminationReason | null;
+  /** The ending the reward was computed for: `ended_by`, or `no_tool_call` (the agent stopping now) for a running episode. */
+  scored_as: TerminationReason;
   calls: number;
 }
 
@@ -265,8 +268,9 @@ export class SessionStore {
 
   /**
    * The reward breakdown as the episode stands. Without `endedBy`, an ended episode counts as it ended
-   * (`finished` or `truncated`), one at its turn limit as `max_turns`, and an unfinished one as
-   * `no_tool_call` (TRL's tool loop stops when the model stops calling tools).
+   * (`finished` or `truncated`) and one at its turn limit as `max_turns`. A running episode has not ended:
+   * it answers `ended_by: null, done: false` with the reward it would get if the agent stopped now
+   * (`scored_as: "no_tool_call"`; TRL asks at that point, when the model stops calling tools).
    */
   async reward(id: unknown, endedBy?: unknown): Promise<RewardOutcome> {
     const session = this.get(id);
@@ -274,8 +278,8 @@ export class SessionStore {
       throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${TERMINATION_REASONS.filter((reason) => reason !== "errored").join(", ")}`);
     }
     const driver = session.driver;
-    const ending =
-      (endedBy as TerminationReason | undefined) ?? (driver.done ? driver.termination : driver.turns >= driver.maxTurns ? "max_turns" : "no_tool_call");
+    const ended = (endedBy as TerminationReason | undefined) ?? (driver.done ? driver.termination : driver.turns >= driver.maxTurns ? "max_turns" : null);
+    const ending = ended ?? "no_tool_call";
     let breakdown: RewardBreakdown;
     try {
       breakdown = (await driver.reward(ending)) as RewardBreakdown;
@@ -286,7 +290,7 @@ export class SessionStore {
     const counters = this.envCounters(session.env.id);
     counters.rewards++;
     if (typeof breakdown.total === "number") counters.rewardSum += breakdown.total;
-    return { ...breakdown, done: driver.done, ended_by: ending, calls: session.calls };
+    return { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, calls: session.calls };
   }
 
   close(id: unknown): boolean {
