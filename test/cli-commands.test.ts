@@ -3,7 +3,7 @@
 // run of a folder, and stops cleanly on Ctrl-C leaving a run that --resume finishes.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -123,5 +123,38 @@ describe("toolgym CLI commands", () => {
     const resumed = await runCli([...args, "--resume"]);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(lineCount(), 3000);
+  });
+
+  it("Ctrl-C stops an eval --suite: progress on stderr, the row's run marked interrupted, later rows not started, exit 130", { timeout: 180_000 }, async () => {
+    const out = join(work, "suite-interrupted");
+    const suiteFile = join(work, "two-rows.json");
+    const rows = ["first", "second"].map((benchmark) => ({ benchmark, env: "mock", n: 3000, seed: 1 }));
+    writeFileSync(suiteFile, JSON.stringify({ name: "two-rows", rows }));
+    const args = ["eval", "--suite", suiteFile, "--concurrency", "1", "--out", out];
+    const child = spawn(process.execPath, [join(root, "bin/toolgym.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // Both rows run the mock environment, so their runs share one folder; the metadata names the row.
+    const runs = () => (existsSync(join(out, "mock--scripted")) ? runDirectories(join(out, "mock--scripted")) : []);
+    const lineCount = () => {
+      const results = runs().map((run) => join(run, "results.jsonl"));
+      return results.reduce((sum, file) => sum + (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0), 0);
+    };
+    while (lineCount() < 20) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    assert.equal(code, 130, stderr);
+    assert.match(
+      stderr,
+      /^toolgym: interrupted in row 1 of 2 \(first\); the runs so far are in .*, the stopped one marked interrupted; run the suite again to finish \[INTERRUPTED\]$/m,
+    );
+    // The progress stream reached stderr (it counts episodes out of the row's 3000).
+    assert.match(stderr, / \d+\/3000 /);
+    const [run, ...others] = runs();
+    assert.deepEqual(others, [], "the second row must not start");
+    const metadata = JSON.parse(readFileSync(join(run as string, "metadata.json"), "utf8")) as { status: string; benchmark: string };
+    assert.equal(metadata.benchmark, "first");
+    assert.equal(metadata.status, "interrupted");
+    assert.ok(lineCount() < 3000);
   });
 });

@@ -3,7 +3,7 @@ import { UsageError } from "../../core/index.ts";
 import type { ModelSpec } from "../../eval/run-evaluation.ts";
 import { formatManifest, resolveSuite } from "../../eval/suites/command.ts";
 import { runSuite } from "../../eval/suites/run-suite.ts";
-import { EXIT_OK } from "../errors.ts";
+import { EXIT_INTERRUPTED, EXIT_OK } from "../errors.ts";
 import type { CliIo } from "../io.ts";
 
 function timestamp(): string {
@@ -27,7 +27,24 @@ export async function runSuiteForCli(
     });
   }
   const out = options.out ?? join("runs", `${suite.name.replace(/[^\w.-]+/g, "_")}-${timestamp()}`);
-  const manifest = await runSuite({ suite, models: options.models, out, quiet: options.quiet, concurrency: options.concurrency, progress: io.stderr });
+  // Ctrl-C stops the running row cleanly (its run is marked interrupted) and no further row starts.
+  const signal = io.interrupts?.();
+  const manifest = await runSuite({
+    suite,
+    models: options.models,
+    out,
+    quiet: options.quiet,
+    concurrency: options.concurrency,
+    progress: io.stderr,
+    ...(signal ? { signal } : {}),
+  });
+  if (signal?.aborted) {
+    io.stdout.write(`${formatManifest(manifest)}\n`);
+    io.stderr.write(
+      `toolgym: interrupted in row ${manifest.rows.length} of ${suite.rows.length} (${manifest.rows.at(-1)?.benchmark ?? "none"}); the runs so far are in ${out}, the stopped one marked interrupted; run the suite again to finish [INTERRUPTED]\n`,
+    );
+    return EXIT_INTERRUPTED;
+  }
   io.stdout.write(`${formatManifest(manifest)}\n\nnext: npx toolgym report ${out} --card\n`);
   return EXIT_OK;
 }

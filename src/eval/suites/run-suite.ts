@@ -119,6 +119,8 @@ export async function runSuite(options: {
   };
   const save = () => writeFileSync(join(options.out, SUITE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   for (const { row, env, config, split } of prepared) {
+    // Stopped (Ctrl-C): the interrupted row's run is on disk; the rows after it are not started.
+    if (options.signal?.aborted) break;
     if (!env) {
       manifest.rows.push({
         ...row,
