@@ -122,6 +122,14 @@ describe("GRPO signal check", () => {
     ].map((values) => parseMetricsLine(line(values))!);
     assert.deepEqual(summariseGrpo(steps), { steps: 2, reward_first: 0.1, reward_last: 0.3, frac_reward_zero_std_mean: 0.75, tool_calls_per_completion: 1.5 });
     assert.equal(parseMetricsLine("TOOLGYM_METRICS {not json"), undefined);
-    assert.equal(parseMetricsLine('TOOLGYM_METRICS {"train_runtime": 3}'), undefined, "the end-of-training log has no reward");
+    assert.equal(parseMetricsLine('TOOLGYM_METRICS {"train_runtime": 3, "reward": 0.3}'), undefined, "the end-of-training log is not a step");
+    const monitor = new GrpoSignalMonitor(0);
+    monitor.feed(line({ step: 1, reward: 0.1 }));
+    monitor.feed(line({ step: 1, reward: 0.2 }));
+    assert.deepEqual(
+      monitor.steps.map((step) => step.reward),
+      [0.2],
+      "a step logged twice counts once",
+    );
   });
 });

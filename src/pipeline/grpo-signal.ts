@@ -16,7 +16,8 @@ export function parseMetricsLine(line: string): StepLog | undefined {
     const value = JSON.parse(line.slice(start + METRICS_PREFIX.length)) as unknown;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
     const log = value as StepLog;
-    return typeof log.reward === "number" ? log : undefined;
+    // the end-of-training log repeats the last step's averages next to train_runtime: not a step
+    return typeof log.reward === "number" && !("train_runtime" in log) ? log : undefined;
   } catch {
     return undefined;
   }
@@ -60,7 +61,9 @@ export class GrpoSignalMonitor {
   feed(line: string): string | undefined {
     const step = parseMetricsLine(line);
     if (!step) return undefined;
-    this.steps.push(step);
+    const previous = this.steps.at(-1);
+    if (previous && step.step !== undefined && previous.step === step.step) this.steps[this.steps.length - 1] = step;
+    else this.steps.push(step);
     return this.verdict();
   }
 

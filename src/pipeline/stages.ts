@@ -13,7 +13,7 @@ import { parseSuite, type Suite } from "../eval/suites/suite.ts";
 import { startServer } from "../server/start-server.ts";
 import { writePromptDataset } from "../training/prompt-dataset.ts";
 import type { PipelineConfig, StageName } from "./config.ts";
-import { GrpoSignalMonitor, type StepLog } from "./grpo-signal.ts";
+import { GrpoSignalMonitor } from "./grpo-signal.ts";
 import { PACKAGE_ROOT, PipelineError, modelServerCommand, startLogged, startModelServer, stopChild } from "./processes.ts";
 
 export interface StageContext {
@@ -299,13 +299,15 @@ const grpoStage: Stage = {
     try {
       const running = startLogged(grpoCommand(context, server.url), context.log, {
         onLine: (line) => {
+          const before = monitor.steps.length;
+          const last = monitor.steps.at(-1);
           const verdict = monitor.feed(line);
-          const count = monitor.steps.length;
-          if (count > 0 && line.includes("TOOLGYM_METRICS")) {
-            const step = monitor.steps[count - 1] as StepLog;
-            writeFileSync(steps, `${JSON.stringify(step)}\n`, { flag: "a" });
+          const step = monitor.steps.at(-1);
+          if (step && (monitor.steps.length !== before || step !== last)) {
+            writeFileSync(steps, monitor.steps.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
+            const calls = step["tools/call_frequency"];
             context.note(
-              `grpo step ${count}: reward ${Number(step.reward).toFixed(3)}, zero-std groups ${String(step.frac_reward_zero_std)}, tool calls ${String(step["tools/call_frequency"])}`,
+              `grpo step ${monitor.steps.length}: reward ${Number(step.reward).toFixed(3)}, zero-variance groups ${String(step.frac_reward_zero_std)}, tool calls per completion ${String(calls)}`,
             );
           }
           if (verdict && !noSignal) {
