@@ -61,6 +61,23 @@ describe("toolgym replay for tau2", () => {
   });
 });
 
+describe("tau2 reports", () => {
+  it("show reward, pass and the share of partial episodes (NL_ASSERTION unscored without a judge)", async () => {
+    const out = join(work, "report-runs");
+    const evaluated = await runCli(["eval", "--env", "tau2_retail", "--split", "test", "--n", "12", "--quiet", "--out", out]);
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    const report = await runCli(["report", out, "--format", "json"]);
+    assert.equal(report.code, 0, report.stderr);
+    const rows = JSON.parse(report.stdout).rows as { metric: string; cells: { mean: number }[] }[];
+    const mean = (metric: string) => rows.find((row) => row.metric === metric)?.cells[0]?.mean;
+    // Tasks 9-11 of the test split carry NL assertions: the oracle's reward is 1 everywhere, but those
+    // three episodes are partial and not passes.
+    assert.equal(mean("reward"), 1);
+    assert.equal(mean("partial"), 0.25);
+    assert.equal(mean("pass"), 0.75);
+  });
+});
+
 describe("tau2 runs back into SFT", () => {
   it("eval → export --format tau2-sft → sft tau2 reads every exported row", async () => {
     const out = join(work, "runs");
