@@ -152,6 +152,7 @@ function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
       split,
       seed: options.seed,
       n,
+      ...(env.metrics ? { metrics: env.metrics } : {}),
       ...(options.samples !== undefined ? { samples: options.samples } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     };
