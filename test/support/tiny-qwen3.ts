@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { freePort, modelServerCommand } from "../../src/pipeline/processes.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -20,17 +20,7 @@ export function tinyQwen3Dir(python: string): string {
   return directory;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once("error", fail);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => done(port));
-    });
-  });
-}
+export { freePort } from "../../src/pipeline/processes.ts";
 
 /** `transformers serve MODEL_DIR` on 127.0.0.1 (CPU); resolves once /health answers. */
 export async function startTransformersServe(
@@ -39,8 +29,9 @@ export async function startTransformersServe(
   options: { timeoutMs?: number } = {},
 ): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  const cli = join(dirname(python), "transformers");
-  const child = spawn(cli, ["serve", modelDir, "--host", "127.0.0.1", "--port", String(port), "--device", "cpu", "--default-seed", "0"], {
+  // the same command `toolgym pipeline` serves a model directory with
+  const [cli, ...args] = modelServerCommand("transformers", python, modelDir, port, []) as [string, ...string[]];
+  const child = spawn(cli, args, {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
