@@ -88,6 +88,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * refuses `--n` beyond it instead of silently repeating tasks.
    */
   taskCount?(address: { split: string; config: Config }): number;
+  /**
+   * What a run over this split and config should record about its data (malformed records a skip-bad
+   * load skipped): `runEvaluation` adds them to the run's notes (summary.json, the report, the eval
+   * command's output). Environments never print them themselves.
+   */
+  notes?(address: { split: string; config: Config }): string[];
   generate(address: TaskAddress<Config>): Task;
   /** The task as an agent may see it: no hidden plan, answers or oracle data. */
   publicView(task: Task): JsonValue;

@@ -69,6 +69,8 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     throw error;
   }
   const { directory, metadata, results } = run;
+  // What the environment notes about its data (records skipped while loading) belongs to the run.
+  for (const note of row.env.notes?.({ split: row.split, config: row.config }) ?? []) if (!run.notes.includes(note)) run.notes.push(note);
   const totals = new RunTotals();
   for (const digest of run.previous) totals.add(digest);
   const total = row.n * (row.samples ?? 1);

@@ -174,6 +174,8 @@ export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: bool
     (summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`,
   );
   io.stdout.write(`${formatSummaryTable(summaries)}\n\nruns:\n${directories.join("\n")}\n`);
+  // Run notes (records skipped while loading data, lines the resume reader worked around) are in summary.json too.
+  for (const summary of summaries) for (const note of summary.notes) io.stderr.write(`toolgym: note: ${summary.benchmark} / ${summary.model}: ${note}\n`);
   if (interrupted) {
     const done = summaries.reduce((sum, summary) => sum + summary.scored + summary.errored, 0);
     const total = summaries.reduce((sum, summary) => sum + summary.total, 0);

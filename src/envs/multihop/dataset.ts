@@ -35,6 +35,8 @@ export interface MultihopDataset {
   aliases: Map<string, Set<string>>;
   /** Some record is unanswerable (MuSiQue-Full): episodes then offer the "unanswerable" answer. */
   hasUnanswerable: boolean;
+  /** What a run over this data should record about it (malformed records skipped); the caller reports them. */
+  notes: string[];
 }
 
 /**
@@ -63,10 +65,19 @@ function cacheKey(source: DataSource): string {
   return JSON.stringify([source.dataset, source.file, source.aliasesFile ?? null, source.skipBad]);
 }
 
-/** `id_aliases.json`: JSON Lines of `{Q_id, aliases, demonyms}` → `Q_id` → set(aliases + demonyms). */
-export function loadWikiAliases(file: string): Map<string, Set<string>> {
+/** How a user fixes an aliases file given as the environment's config (`toolgym score` passes its own, naming --aliases). */
+export const CONFIG_ALIASES_FIXES = {
+  unreadable: "check aliases_file, or data_dir's id_aliases.json",
+  malformed: "fix the line (JSON Lines of {Q_id, aliases, demonyms}) or point aliases_file at the official id_aliases.json",
+};
+
+/**
+ * `id_aliases.json`: JSON Lines of `{Q_id, aliases, demonyms}` → `Q_id` → set(aliases + demonyms). Every
+ * line must be valid (skip_bad is for dev files only), so the error names the caller's fix.
+ */
+export function loadWikiAliases(file: string, fixes: { unreadable: string; malformed: string } = CONFIG_ALIASES_FIXES): Map<string, Set<string>> {
   const aliases = new Map<string, Set<string>>();
-  readJsonLines({ file }, (value) => {
+  readJsonLines({ file, fixes }, (value) => {
     const record = value as { Q_id?: unknown; aliases?: unknown; demonyms?: unknown };
     const list = (field: unknown, name: string): string[] => {
       if (!Array.isArray(field) || field.some((item) => typeof item !== "string")) throw new Error(`'${name}' must be a list of strings`);
@@ -98,12 +109,18 @@ export function loadDataset(source: DataSource): MultihopDataset {
     });
   }
   const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile) : new Map<string, Set<string>>();
-  return { source, examples, skipped, skippedSamples, aliases, hasUnanswerable: examples.some((example) => !example.answerable) };
+  const first = skippedSamples[0];
+  const notes =
+    skipped > 0
+      ? [`skipped ${skipped} malformed record(s) in ${source.file} (skip_bad)${first ? `; first at line ${first.line}: ${first.message.slice(0, 160)}` : ""}`]
+      : [];
+  return { source, examples, skipped, skippedSamples, aliases, hasUnanswerable: examples.some((example) => !example.answerable), notes };
 }
 
 /**
  * The dataset for a source, loaded once per process (module-level cache), so task generation is O(1)
- * after the first call. In skip-bad mode the number of skipped records is written once to stderr.
+ * after the first call. Library code writes nothing: records skipped in skip-bad mode are in `notes`,
+ * which the environment's `notes` hook hands to the run (summary.json, the report, the eval command).
  */
 export function getDataset(source: DataSource): MultihopDataset {
   const key = cacheKey(source);
@@ -111,12 +128,6 @@ export function getDataset(source: DataSource): MultihopDataset {
   if (!dataset) {
     dataset = loadDataset(source);
     cache.set(key, dataset);
-    if (dataset.skipped > 0) {
-      const first = dataset.skippedSamples[0];
-      process.stderr.write(
-        `toolgym: skipped ${dataset.skipped} malformed record(s) in ${source.file}${first ? ` (first at line ${first.line}: ${first.message.slice(0, 160)})` : ""}\n`,
-      );
-    }
   }
   return dataset;
 }

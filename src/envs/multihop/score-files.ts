@@ -37,6 +37,11 @@ type Json = Record<string, unknown>;
 
 /** Fixes named in `toolgym score`'s errors: its inputs are the --gold and --pred files, not an environment config. */
 const SCORE_FIXES = { unreadable: "check the --gold / --pred path", malformed: "fix the line; every line must be one JSON object" };
+/** --aliases is read whole (no skipping): the fix is the line itself or the official file. */
+const SCORE_ALIASES_FIXES = {
+  unreadable: "check the --aliases path",
+  malformed: "fix the line (JSON Lines of {Q_id, aliases, demonyms}) or pass the official id_aliases.json as --aliases",
+};
 
 function readLines(file: string): Array<{ value: Json; line: number }> {
   const records: Array<{ value: Json; line: number }> = [];
@@ -140,7 +145,7 @@ export function scoreWikiFiles(options: { goldFile: string; predictionFile: stri
   const answers = prediction.answer as Json;
   const supports = prediction.sp as Json;
   const evidences = prediction.evidence as Json;
-  const aliases = options.aliasesFile ? loadWikiAliases(options.aliasesFile) : new Map<string, Set<string>>();
+  const aliases = options.aliasesFile ? loadWikiAliases(options.aliasesFile, SCORE_ALIASES_FIXES) : new Map<string, Set<string>>();
   const sums: Record<string, number> = Object.fromEntries(WIKI_KEYS.map((key) => [key, 0]));
   const messages: string[] = [];
   const has = (part: Json, id: string) => Object.prototype.hasOwnProperty.call(part, id);
