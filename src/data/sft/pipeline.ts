@@ -142,6 +142,7 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
     }
   };
   const inFlight: Promise<void>[] = [];
+  const window = 2 * Math.max(1, workerCount) + 1;
   let batch: LineBatch = { id: 0, lines: [], lineNumbers: [] };
   const dispatch = async () => {
     if (batch.lines.length === 0) return;
@@ -154,7 +155,9 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
       return writing;
     });
     inFlight.push(done);
-    if (inFlight.length > 64) await Promise.all(inFlight.splice(0, 32));
+    // Each batch holds its rows (token arrays and JSONL text, up to a few MB) until it is written: a
+    // window just deep enough to keep every worker busy bounds peak memory, not the file size.
+    if (inFlight.length >= window) await inFlight.shift();
   };
   try {
     for await (const [lineNumber, text] of readLines(options.input)) {
