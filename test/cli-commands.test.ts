@@ -125,6 +125,21 @@ describe("toolgym CLI commands", () => {
     assert.equal(lineCount(), 3000);
   });
 
+  it("eval --suite applies --max-turns to every row's episodes", { timeout: 120_000 }, async () => {
+    const out = join(work, "suite-max-turns");
+    const suiteFile = join(work, "max-turns.json");
+    writeFileSync(suiteFile, JSON.stringify({ name: "max-turns", rows: [{ benchmark: "one", env: "mock", n: 2 }] }));
+    const result = await runCli(["eval", "--suite", suiteFile, "--max-turns", "3", "--quiet", "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    const [run] = runDirectories(join(out, "mock--scripted"));
+    const metadata = JSON.parse(readFileSync(join(run as string, "metadata.json"), "utf8")) as { generation: { maxTurns: number } };
+    assert.equal(metadata.generation.maxTurns, 3);
+    const results = readFileSync(join(run as string, "results.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean);
+    for (const line of results) assert.equal((JSON.parse(line) as { info: { trajectory: { maxTurns: number } } }).info.trajectory.maxTurns, 3);
+  });
+
   it("Ctrl-C stops an eval --suite: progress on stderr, the row's run marked interrupted, later rows not started, exit 130", { timeout: 180_000 }, async () => {
     const out = join(work, "suite-interrupted");
     const suiteFile = join(work, "two-rows.json");

@@ -15,7 +15,7 @@ function timestamp(): string {
 
 /** `toolgym eval --suite NAME|FILE`: runs every row for every model and prints where it wrote (on the command's stdout). */
 export async function runSuiteForCli(
-  options: { suite: string; models: ModelSpec[]; dataDir?: string; out?: string; quiet?: boolean; concurrency?: number },
+  options: { suite: string; models: ModelSpec[]; dataDir?: string; out?: string; quiet?: boolean; concurrency?: number; maxTurns?: number },
   io: CliIo,
 ): Promise<number> {
   const suite = resolveSuite(options.suite, { dataDir: options.dataDir });
@@ -36,6 +36,7 @@ export async function runSuiteForCli(
     quiet: options.quiet,
     concurrency: options.concurrency,
     progress: io.stderr,
+    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     ...(signal ? { signal } : {}),
   });
   if (signal?.aborted) {

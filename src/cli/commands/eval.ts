@@ -196,7 +196,15 @@ export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Pr
   if (options.suite) {
     await checkServers(models, options, io);
     return runSuiteForCli(
-      { suite: options.suite, models, dataDir: options.dataDir, out: options.out, quiet: options.quiet, concurrency: options.concurrency },
+      {
+        suite: options.suite,
+        models,
+        dataDir: options.dataDir,
+        out: options.out,
+        quiet: options.quiet,
+        concurrency: options.concurrency,
+        ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      },
       io,
     );
   }
