@@ -13,7 +13,7 @@ import {
 } from "./instructions.ts";
 import { NumpyGenerator } from "./numpy-random.ts";
 import { RoomGridWorld, type Room } from "./room-grid.ts";
-import { LevelRejectedError } from "./world.ts";
+import { LevelRejectedError, rejectLevel } from "./world.ts";
 
 /** BALROG's five tasks: the level's action kind with spaces replaced by "_". */
 export const BABYAI_TASKS = ["goto", "pickup", "open", "putnext", "pick_up_seq_go_to"] as const;
@@ -178,11 +178,10 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     if (instruction.kind !== "putnext") return;
     instruction.resetVerifier(this);
     const fixedSet = instruction.fixed.objectSet;
-    if (instruction.move.objectSet.some((object) => fixedSet.includes(object)))
-      throw new LevelRejectedError("there are objects that match both lhs and rhs of PutNext");
-    if (instruction.objectsNext()) throw new LevelRejectedError("objs already next to each other");
+    if (instruction.move.objectSet.some((object) => fixedSet.includes(object))) rejectLevel("there are objects that match both lhs and rhs of PutNext");
+    if (instruction.objectsNext()) rejectLevel("objs already next to each other");
     if (instruction.move.objectSet.length === 1 && fixedSet.length === 1 && instruction.move.objectSet[0] === fixedSet[0]) {
-      throw new LevelRejectedError("cannot move an object next to itself");
+      rejectLevel("cannot move an object next to itself");
     }
   }
 }

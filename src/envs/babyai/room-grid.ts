@@ -1,6 +1,6 @@
 import { COLOR_NAMES, DIRECTION_X, DIRECTION_Y, type Color, type ObjectType } from "./constants.ts";
 import { Grid, WorldObject } from "./grid.ts";
-import { LevelRejectedError, MiniGridWorld } from "./world.ts";
+import { MiniGridWorld, rejectLevel } from "./world.ts";
 
 /** One room of a `RoomGrid` (`minigrid/core/roomgrid.py`). Sides are ordered right, down, left, up. */
 export class Room {
@@ -143,7 +143,7 @@ export class RoomGridWorld extends MiniGridWorld {
   /** `add_door` with the side, colour and lock given (the only form this level uses). */
   addDoor(i: number, j: number, side: number, color: Color, locked: boolean): WorldObject {
     const room = this.getRoom(i, j);
-    if (room.doors[side]) throw new LevelRejectedError("door already exists");
+    if (room.doors[side]) rejectLevel("door already exists");
     room.locked = locked;
     const door = new WorldObject("door", color, { locked });
     const [x, y] = room.doorPositions[side] as [number, number];
@@ -160,7 +160,7 @@ export class RoomGridWorld extends MiniGridWorld {
     const start = this.roomFromPosition(this.agentX, this.agentY);
     const total = this.numRows * this.numCols;
     for (let iteration = 0; ; iteration++) {
-      if (iteration > 5000) throw new LevelRejectedError("connect_all failed");
+      if (iteration > 5000) rejectLevel("connect_all failed");
       const reached = new Set<Room>();
       const stack = [start];
       while (stack.length > 0) {

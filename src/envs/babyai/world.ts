@@ -13,6 +13,21 @@ export class LevelRejectedError extends ToolgymError {
   }
 }
 
+/**
+ * Throws a LevelRejectedError without capturing a stack trace: rejections are routine control flow
+ * (several per reset at 8 distractors), caught by the level's retry loop, and a stack capture cost
+ * more than the draw being rejected.
+ */
+export function rejectLevel(message: string): never {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    throw new LevelRejectedError(message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 export type RejectFunction = (world: MiniGridWorld, x: number, y: number) => boolean;
 
 /** `MiniGridEnv`: the grid, the agent and `step`, minus rendering. */
@@ -64,7 +79,7 @@ export class MiniGridWorld {
     let x = 0;
     let y = 0;
     for (;;) {
-      if (tries > maxTries) throw new LevelRejectedError("rejection sampling failed in place_obj");
+      if (tries > maxTries) rejectLevel("rejection sampling failed in place_obj");
       tries++;
       x = this.random.integers(left, right);
       y = this.random.integers(top, bottom);
