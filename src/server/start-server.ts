@@ -7,7 +7,7 @@ import type { AnyEnvironment } from "../core/index.ts";
 import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
 import { createFastCallHandler } from "./fast-call.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
-import { createWorkerRouter, workerIdPrefix, workerSocketPath, type WorkerPlace } from "./worker-routing.ts";
+import { createWorkerRouter, workerIdPrefix, workerSocketPath, type WorkerPlace, type WorkerRouter } from "./worker-routing.ts";
 
 export interface StartServerOptions extends ServerAppOptions {
   host?: string;
@@ -66,10 +66,11 @@ function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, An
  * A worker's private socket, where other workers pass on requests for this worker's sessions (and ask for
  * its counters): the same tool-call fast path and app, never routed further.
  */
-async function listenPrivately(serverApp: ServerApp, socketPath: string): Promise<Server> {
+async function listenPrivately(serverApp: ServerApp, router: WorkerRouter, socketPath: string): Promise<Server> {
   const fastCall = createFastCallHandler(serverApp);
   const honoListener = getRequestListener(serverApp.app.fetch);
   const server = createServer((request, response) => {
+    if (router.answerPeer(request, response)) return;
     if (!fastCall(request, response)) void honoListener(request, response);
   });
   server.keepAliveTimeout = 120_000;
@@ -118,7 +119,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const timer = setInterval(() => serverApp.store.reapIdle(), reapEvery);
   timer.unref();
   const port = (server.address() as AddressInfo).port;
-  const privateServer = place ? await listenPrivately(serverApp, workerSocketPath(place.socketDirectory, place.index)) : undefined;
+  const privateServer = place && router ? await listenPrivately(serverApp, router, workerSocketPath(place.socketDirectory, place.index)) : undefined;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     ...serverApp,

@@ -70,13 +70,22 @@ export function sumCounters(parts: Counters[]): Counters {
 export interface WorkerRouter {
   /** Takes the request when it belongs to another worker (or is `GET /stats`); false leaves it to this worker. */
   route(request: IncomingMessage, response: ServerResponse): boolean;
+  /** On the private socket: takes `GET /stats` (this worker's counters alone); false leaves the request to the app. */
+  answerPeer(request: IncomingMessage, response: ServerResponse): boolean;
   close(): void;
 }
 
 export function createWorkerRouter(place: WorkerPlace, serverApp: ServerApp): WorkerRouter {
   const agent = new Agent({ keepAlive: true, maxSockets: 512 });
   const { token, maxBodyBytes } = serverApp.options;
-  const localStats = (): Counters => ({ open_sessions: serverApp.store.size, max_sessions: serverApp.store.maxSessions, ...serverApp.store.counters });
+  // Requests this worker passed to the session's owner: few when clients keep a session on one connection.
+  let routedRequests = 0;
+  const localStats = (): Counters => ({
+    open_sessions: serverApp.store.size,
+    max_sessions: serverApp.store.maxSessions,
+    ...serverApp.store.counters,
+    routed_requests: routedRequests,
+  });
 
   const peerStats = (index: number): Promise<Counters | undefined> =>
     new Promise((done) => {
@@ -166,7 +175,13 @@ export function createWorkerRouter(place: WorkerPlace, serverApp: ServerApp): Wo
       }
       const owner = ownerOf(url, place.count);
       if (owner === undefined || owner === place.index) return false;
+      routedRequests++;
       forward(owner, request, response);
+      return true;
+    },
+    answerPeer(request, response) {
+      if (request.method !== "GET" || request.url !== "/stats") return false;
+      sendJson(response, 200, localStats());
       return true;
     },
     close() {
