@@ -17,16 +17,19 @@ function sortTypes(properties: Json): Json {
 }
 
 /**
- * The server's schema minus what a Python signature cannot express: `additionalProperties: false` and
- * numeric bounds (`minimum`/`maximum`). These are the only keywords allowed to differ.
+ * The server's schema minus what a Python signature cannot express: `additionalProperties: false`,
+ * numeric bounds (`minimum`/`maximum`), pydantic's `title`s and `default`s (tau2's schemas carry them),
+ * and line breaks inside an argument's description (TRL reads it from a docstring and joins the lines).
+ * These are the only differences allowed.
  */
 function expressible(schema: Json): Json {
-  const parameters = { ...schema.function.parameters };
+  const { title: _title, ...parameters } = { ...schema.function.parameters };
   if (parameters.additionalProperties === false) delete parameters.additionalProperties;
   parameters.properties = sortTypes(
     Object.fromEntries(
       Object.entries(parameters.properties ?? {}).map(([name, property]) => {
-        const { minimum: _minimum, maximum: _maximum, ...rest } = property as Json;
+        const { minimum: _minimum, maximum: _maximum, title: _propertyTitle, default: _default, ...rest } = property as Json;
+        if (typeof rest.description === "string") rest.description = rest.description.replace(/\s*\n\s*/g, " ");
         return [name, rest];
       }),
     ),
