@@ -192,16 +192,19 @@ export class NumpyGenerator {
     if (range === 0) return low;
     if (range >= 0xffffffff) throw new RangeError(`integers(${low}, ${high}): ranges of 2^32 or more are not ported`);
     const exclusive = range + 1;
+    // Lemire's method on the 64-bit product, split by division by 2^32 (exact) rather than a remainder.
     let product = this.nextUint32() * exclusive;
-    let leftover = product % 4294967296;
+    let quotient = Math.floor(product / 4294967296);
+    let leftover = product - quotient * 4294967296;
     if (leftover < exclusive) {
       const threshold = (4294967295 - range) % exclusive;
       while (leftover < threshold) {
         product = this.nextUint32() * exclusive;
-        leftover = product % 4294967296;
+        quotient = Math.floor(product / 4294967296);
+        leftover = product - quotient * 4294967296;
       }
     }
-    return low + Math.floor(product / 4294967296);
+    return low + quotient;
   }
 
   /** Minigrid's `_rand_elem`: `items[integers(0, len)]`. */

@@ -36,6 +36,10 @@ export function rejectNextTo(world: MiniGridWorld, x: number, y: number): boolea
 }
 
 /** `RoomGrid`: rooms of `roomSize` cells sharing walls, with the same random draws as the reference. */
+/** Scratch of `objectsReachable` (called on every reset): reused rather than allocated per call. */
+let reachedScratch = new Uint8Array(0);
+const stackScratch: number[] = [];
+
 export class RoomGridWorld extends MiniGridWorld {
   readonly roomSize: number;
   numRows: number;
@@ -196,8 +200,13 @@ export class RoomGridWorld extends MiniGridWorld {
   /** `check_objs_reachable(raise_exc=False)`: every non-wall object reachable; doors (even locked) are crossed. */
   objectsReachable(): boolean {
     const { width, height } = this;
-    const reached = new Uint8Array(width * height);
-    const stack = [this.agentX, this.agentY];
+    const size = width * height;
+    if (reachedScratch.length < size) reachedScratch = new Uint8Array(size);
+    const reached = reachedScratch;
+    reached.fill(0, 0, size);
+    const stack = stackScratch;
+    stack.length = 0;
+    stack.push(this.agentX, this.agentY);
     while (stack.length > 0) {
       const y = stack.pop() as number;
       const x = stack.pop() as number;
