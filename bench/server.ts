@@ -95,6 +95,20 @@ interface Measured {
   errors: number;
   cpuPerCall: number;
   pinning: string;
+  /** toolgym with workers: requests passed to another worker / tool calls run (from /stats). */
+  routedShare?: number;
+}
+
+function getJson(port: number, path: string): Promise<Record<string, number>> {
+  return new Promise((done, fail) => {
+    const outgoing = request({ host: "127.0.0.1", port, path }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => done(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, number>));
+    });
+    outgoing.on("error", fail);
+    outgoing.end();
+  });
 }
 
 /** Creates the sessions, then calls them back to back for the warm-up and the measured window. */
@@ -162,8 +176,10 @@ async function measure(name: string, command: string[], port: number, processes:
     pinSelf(place.generator);
     await waitForServer(port, child);
     const measured = await load(port, child.pid as number, routed);
+    const stats = processes > 1 ? await getJson(port, "/stats") : undefined;
+    const routedShare = stats ? (stats.routed_requests ?? NaN) / (stats.toolCalls ?? NaN) : undefined;
     const pinning = canPin ? `server CPU ${place.server}, generator CPU ${place.generator}${place.apart ? "" : " (shared: too few CPUs)"}` : "none";
-    return { name, ...measured, pinning };
+    return { name, ...measured, pinning, routedShare };
   } finally {
     child.kill("SIGTERM");
     await new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)));
@@ -222,6 +238,14 @@ const rows: ComparisonRow[] = [
   }),
   row({ name: `p99 at ${sessions} sessions, 2 workers`, unit: "ms", toolgym: two.p99, reference: one.p99, target: "context", pass: null }),
   row({
+    name: "share of calls routed to another worker, 2 workers",
+    unit: "share",
+    toolgym: two.routedShare ?? NaN,
+    reference: routed.routedShare ?? null,
+    target: "0 when a session is used on the connection that created it",
+    pass: two.routedShare === 0,
+  }),
+  row({
     name: "calls/s, 2 workers, half routed (vs same-worker)",
     unit: "calls/s",
     toolgym: routed.perSecond,
@@ -246,7 +270,7 @@ printRows(rows, [
   `${sessions} sessions, one keep-alive connection each, ${seconds} s window after ${warmupSeconds} s warm-up; step: mock 'lookup'; ${cpus} CPUs`,
   ...[one, two, routed, ...(peer ? [peer] : [])].map(
     (measured) =>
-      `  ${measured.name}: ${measured.perSecond.toFixed(0)} calls/s, p99 ${measured.p99.toFixed(2)} ms, ${measured.cpuPerCall.toFixed(0)} µs server CPU/call; pinning: ${measured.pinning}`,
+      `  ${measured.name}: ${measured.perSecond.toFixed(0)} calls/s, p99 ${measured.p99.toFixed(2)} ms, ${measured.cpuPerCall.toFixed(0)} µs server CPU/call${measured.routedShare === undefined ? "" : `, ${(measured.routedShare * 100).toFixed(0)}% of calls routed`}; pinning: ${measured.pinning}`,
   ),
   ...notes.map((note) => `note: ${note}`),
   "",
