@@ -172,6 +172,15 @@ const rows = [
     target: "ratio ≥ 0.9",
     pass: throughput(toolgym) >= 0.9 * ideal,
   }),
+  row({
+    // What the machine's load does not change: the turns one CPU-second of toolgym carries, per thread.
+    name: "CPU-bound ceiling per worker thread: 1 CPU-second / toolgym CPU per turn (vs ideal)",
+    unit: "turns/s",
+    toolgym: 1000 / perTurn(toolgym),
+    reference: ideal,
+    target: "",
+    pass: null,
+  }),
   row({ name: "Python peer throughput, same settings (vs ideal)", unit: "turns/s", toolgym: throughput(peer), reference: ideal, target: "", pass: null }),
   row({
     name: `memory growth over ${toolgym.episodes} episodes (toolgym heap vs peer RSS over ${peer.episodes})`,
