@@ -5,7 +5,7 @@
  * (the task is regenerated from the trajectory's split, seed, index and config), so a row renders exactly the
  * prompt the model saw during `toolgym eval` and sees again in TRL's tool loop.
  */
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,8 +116,10 @@ export async function prepareTrajectorySft(options: TrajectorySftOptions): Promi
         code: "SFT_NO_EPISODES",
         message: `no scored episode${options.minReward !== undefined ? ` with reward >= ${options.minReward}` : ""} in ${options.runs.join(", ")}`,
       });
-    const report = await prepareTau2Sft({ ...options, input });
-    return { ...report, episodes };
+    const report = { ...(await prepareTau2Sft({ ...options, input })), input: options.runs.join(", "), episodes };
+    // the report names the runs, not the scratch file of turns it was built from
+    writeFileSync(options.reportPath ?? `${options.output}.report.json`, `${JSON.stringify(report, null, 2)}\n`);
+    return report;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
