@@ -187,7 +187,14 @@ export async function runOnThreads(
         fail(error);
         if (running === 0) closeAll();
       });
-      worker.on("exit", () => {
+      worker.on("exit", (code) => {
+        // A worker gone before it was asked to close would leave its episodes, and any sent to it later, hanging.
+        if (!closing) {
+          running -= inFlight[index] as number;
+          inFlight[index] = 0;
+          fail(new Error(`an eval worker thread exited (code ${code}) with episodes in flight`));
+          if (running === 0) closeAll();
+        }
         if (++exited === count) finish();
       });
     }
