@@ -97,7 +97,9 @@ describe("toolgym CLI commands", () => {
     const report = await runCli(["report", out, "--format", "json"]);
     assert.equal(report.code, 0, report.stderr);
     assert.match(report.stderr, /mock \/ scripted-oracle: using the newest run .*; skipped /);
-    const [older, newer] = runDirectories(join(out, "mock--scripted-oracle")).sort();
+    // Run ids start with the second they were made in; two runs in one second order by creation time only.
+    const createdAt = (directory: string) => (JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8")) as { createdAt: string }).createdAt;
+    const [older, newer] = runDirectories(join(out, "mock--scripted-oracle")).sort((a, b) => createdAt(a).localeCompare(createdAt(b)));
     assert.ok(report.stdout.includes(newer as string) || report.stdout.includes((newer as string).split("/").pop() as string));
     const both = await runCli(["report", older as string, newer as string]);
     assert.equal(both.code, 2);
