@@ -14,6 +14,7 @@ import { prepareTau2Sft } from "../src/data/sft/pipeline.ts";
 import { normaliseTau2Line } from "../src/data/sft/tau2-record.ts";
 import { SegmentTokenizer } from "../src/data/tokenizer.ts";
 import { qwen3TokenizerDir } from "./support/qwen3.ts";
+import { readJsonl, type OutputRow } from "./support/sft-rows.ts";
 
 const fixtures = resolve(import.meta.dirname, "fixtures/sft");
 const input = join(fixtures, "tau2-rows.jsonl");
@@ -26,20 +27,6 @@ interface Expected {
   prompt_text?: string;
   full_text?: string;
   skip?: string;
-}
-
-interface OutputRow {
-  input_ids: number[];
-  labels: number[];
-  assistant_masks: number[];
-  metadata: { sft: { line: number } };
-}
-
-function readJsonl<T>(path: string): T[] {
-  return readFileSync(path, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as T);
 }
 
 async function prepare(name: string, options: { enableThinking?: boolean; normalizeWhitespace?: boolean }) {

@@ -13,26 +13,13 @@ import { test } from "node:test";
 import { prepareTau2Sft } from "../src/data/sft/pipeline.ts";
 import { runPython } from "./sft-python.ts";
 import { qwen3TokenizerDir, requirePython } from "./support/qwen3.ts";
+import { readJsonl, type OutputRow } from "./support/sft-rows.ts";
 
 interface ReferenceLine {
   line: number;
   input_ids?: number[];
   labels?: number[];
   skip?: string;
-}
-
-interface OutputRow {
-  input_ids: number[];
-  labels: number[];
-  assistant_masks: number[];
-  metadata: { sft: { line: number } };
-}
-
-function readJsonl<T>(path: string): T[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.length > 0)
-    .map((line) => JSON.parse(line) as T);
 }
 
 /** Every untruncated row: Python's row ⇔ toolgym's identical row; a Python drop ⇔ a toolgym drop. Returns rows compared. */
