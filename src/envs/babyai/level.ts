@@ -1,4 +1,4 @@
-import { ACTION, type Color } from "./constants.ts";
+import { ACTION, type Color, type ObjectType } from "./constants.ts";
 import type { WorldObject } from "./grid.ts";
 import {
   AfterInstruction,
@@ -13,14 +13,27 @@ import {
 } from "./instructions.ts";
 import { NumpyGenerator } from "./numpy-random.ts";
 import { RoomGridWorld, type Room } from "./room-grid.ts";
-import { LevelRejectedError, rejectLevel } from "./world.ts";
+import { LevelRejectedError } from "./world.ts";
 
 /** BALROG's five tasks: the level's action kind with spaces replaced by "_". */
 export const BABYAI_TASKS = ["goto", "pickup", "open", "putnext", "pick_up_seq_go_to"] as const;
 export type BabyAITask = (typeof BABYAI_TASKS)[number];
 
 const ROOM_SIZE = 8;
-const EXCLUDED_SUBSTRINGS = ["yellow box", "red key", "red door", "green ball", "grey door"];
+/**
+ * The fork rejects a mission whose text contains "yellow box", "red key", "red door", "green ball" or
+ * "grey door". A mission's text is fixed words ("go to", "pick up", "open", "put", "next to", "then",
+ * "after you", "a", "the") around one "[colour ]type" noun per object description, and no fixed word
+ * ends in a colour, so the text contains "<colour> <type>" exactly when a description names that colour
+ * and type. The check runs on the descriptions' (colour, type) pairs, without building the text.
+ */
+const EXCLUDED_PAIRS: ReadonlyArray<readonly [Color, ObjectType]> = [
+  ["yellow", "box"],
+  ["red", "key"],
+  ["red", "door"],
+  ["green", "ball"],
+  ["grey", "door"],
+];
 const DOOR_COLORS: readonly Color[] = ["yellow", "green", "blue", "purple"];
 const BEFORE_OR_AFTER = ["Before", "After"] as const;
 
@@ -52,12 +65,10 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
       try {
         this.generateRooms();
         this.generateMission();
-        this.validateInstruction(this.instruction);
+        if (this.instructionValid(this.instruction)) break;
       } catch (error) {
-        if (error instanceof LevelRejectedError) continue;
-        throw error;
+        if (!(error instanceof LevelRejectedError)) throw error;
       }
-      break;
     }
     this.mission = this.instruction.surface(this);
     this.carrying = null;
@@ -83,11 +94,6 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     }
   }
 
-  private excluded(): boolean {
-    const surface = this.instruction.surface(this);
-    return EXCLUDED_SUBSTRINGS.some((part) => surface.includes(part));
-  }
-
   /** Draws the second object of putnext / seq: redrawn while identical to the first if that one is unique. */
   private drawSecond(first: WorldObject, objects: WorldObject[]): WorldObject {
     let second = this.randomElement(objects);
@@ -100,51 +106,72 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     return second;
   }
 
+  /**
+   * The fork's `gen_mission`: draws the level until every object is reachable and the mission is not
+   * excluded. The draws are the reference's, in its order; the instruction objects are built once, for
+   * the accepted draw (the reference builds one per draw, which only the exclusion check reads).
+   */
   private generateMission(): void {
-    let accepted = false;
-    let reachable = false;
     if (this.task === "open") {
-      while (!accepted || !reachable) {
-        this.regenerateRooms();
-        const doorColor = this.randomElement(DOOR_COLORS);
-        this.addLockedRoom(doorColor);
-        this.connectAll();
-        for (let j = 0; j < this.numRows; j++) {
-          for (let i = 0; i < this.numCols; i++) {
-            if (this.getRoom(i, j) !== this.lockedRoom) this.addDistractors(i, j, this.numDistractors);
-          }
-        }
-        do this.placeAgent();
-        while (this.roomFromPosition(this.agentX, this.agentY) === this.lockedRoom);
-        reachable = this.objectsReachable();
-        const colorInInstruction = this.randomElement([null, doorColor]);
-        this.instruction = new OpenInstruction(new ObjectDescription("door", colorInInstruction));
-        accepted = !this.excluded();
-      }
+      this.generateOpenMission();
       return;
     }
+    // goto and pickup name one object, putnext and the sequence two: one or two objects beyond the distractors.
+    const single = this.task === "goto" || this.task === "pickup";
+    let first: WorldObject;
+    let second: WorldObject | null = null;
+    let order: (typeof BEFORE_OR_AFTER)[number] = "Before";
+    let accepted = false;
+    let reachable = false;
     while (!accepted || !reachable) {
       this.regenerateRooms();
       this.placeAgent();
-      const extra = this.task === "goto" || this.task === "pickup" ? 1 : 2;
-      const objects = this.addDistractors(null, null, this.numDistractors + extra);
+      const objects = this.addDistractors(null, null, this.numDistractors + (single ? 1 : 2));
       reachable = this.objectsReachable();
-      const first = this.randomElement(objects);
-      const firstDescription = new ObjectDescription(first.type, first.color);
-      if (this.task === "goto") this.instruction = new GoToInstruction(firstDescription);
-      else if (this.task === "pickup") this.instruction = new PickupInstruction(firstDescription);
+      first = this.randomElement(objects);
+      if (!single) {
+        second = this.drawSecond(first, objects);
+        if (this.task === "pick_up_seq_go_to") order = this.randomElement(BEFORE_OR_AFTER);
+      }
+      accepted = !excluded(first.color, first.type) && (second === null || !excluded(second.color, second.type));
+    }
+    const firstDescription = new ObjectDescription(first!.type, first!.color);
+    if (this.task === "goto") this.instruction = new GoToInstruction(firstDescription);
+    else if (this.task === "pickup") this.instruction = new PickupInstruction(firstDescription);
+    else {
+      const secondDescription = new ObjectDescription(second!.type, second!.color);
+      if (this.task === "putnext") this.instruction = new PutNextInstruction(firstDescription, secondDescription);
       else {
-        const second = this.drawSecond(first, objects);
-        const secondDescription = new ObjectDescription(second.type, second.color);
-        if (this.task === "putnext") this.instruction = new PutNextInstruction(firstDescription, secondDescription);
-        else {
-          const pickup = new PickupInstruction(firstDescription);
-          const goTo = new GoToInstruction(secondDescription);
-          this.instruction = this.randomElement(BEFORE_OR_AFTER) === "Before" ? new BeforeInstruction(pickup, goTo) : new AfterInstruction(goTo, pickup);
+        const pickup = new PickupInstruction(firstDescription);
+        const goTo = new GoToInstruction(secondDescription);
+        this.instruction = order === "Before" ? new BeforeInstruction(pickup, goTo) : new AfterInstruction(goTo, pickup);
+      }
+    }
+  }
+
+  /** The `open` branch: a locked room, distractors outside it, the agent outside it, "open the door". */
+  private generateOpenMission(): void {
+    let doorColor: Color;
+    let colorInInstruction: Color | null;
+    let accepted = false;
+    let reachable = false;
+    while (!accepted || !reachable) {
+      this.regenerateRooms();
+      doorColor = this.randomElement(DOOR_COLORS);
+      this.addLockedRoom(doorColor);
+      this.connectAll();
+      for (let j = 0; j < this.numRows; j++) {
+        for (let i = 0; i < this.numCols; i++) {
+          if (this.getRoom(i, j) !== this.lockedRoom) this.addDistractors(i, j, this.numDistractors);
         }
       }
-      accepted = !this.excluded();
+      do this.placeAgent();
+      while (this.roomFromPosition(this.agentX, this.agentY) === this.lockedRoom);
+      reachable = this.objectsReachable();
+      colorInInstruction = this.randomElement([null, doorColor]);
+      accepted = !excluded(colorInInstruction, "door");
     }
+    this.instruction = new OpenInstruction(new ObjectDescription("door", colorInInstruction!));
   }
 
   /** The fork's `add_locked_room(color)`: a locked door on an inner side, its key in another room. */
@@ -168,20 +195,28 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     }
   }
 
-  /** `validate_instrs`: only PutNext can be rejected here (overlap, already adjacent, itself). */
-  private validateInstruction(instruction: Instruction): void {
+  /**
+   * `validate_instrs`: only PutNext can be rejected here (overlap, already adjacent, itself). A rejection
+   * makes `reset` draw the level again; it is returned rather than thrown because it is routine.
+   */
+  private instructionValid(instruction: Instruction): boolean {
     if (instruction.kind === "before" || instruction.kind === "after") {
-      this.validateInstruction(instruction.a);
-      this.validateInstruction(instruction.b);
-      return;
+      return this.instructionValid(instruction.a) && this.instructionValid(instruction.b);
     }
-    if (instruction.kind !== "putnext") return;
+    if (instruction.kind !== "putnext") return true;
     instruction.resetVerifier(this);
+    const moveSet = instruction.move.objectSet;
     const fixedSet = instruction.fixed.objectSet;
-    if (instruction.move.objectSet.some((object) => fixedSet.includes(object))) rejectLevel("there are objects that match both lhs and rhs of PutNext");
-    if (instruction.objectsNext()) rejectLevel("objs already next to each other");
-    if (instruction.move.objectSet.length === 1 && fixedSet.length === 1 && instruction.move.objectSet[0] === fixedSet[0]) {
-      rejectLevel("cannot move an object next to itself");
-    }
+    // "there are objects that match both lhs and rhs of PutNext"
+    if (moveSet.some((object) => fixedSet.includes(object))) return false;
+    // "objs already next to each other"
+    if (instruction.objectsNext()) return false;
+    // "cannot move an object next to itself"
+    return !(moveSet.length === 1 && fixedSet.length === 1 && moveSet[0] === fixedSet[0]);
   }
+}
+
+/** Whether a description of this colour (null: any) and type puts an excluded pair in the mission. */
+function excluded(color: Color | null, type: ObjectType): boolean {
+  return EXCLUDED_PAIRS.some(([excludedColor, excludedType]) => excludedColor === color && excludedType === type);
 }

@@ -3,8 +3,9 @@
  * `integers(low, high)` (half-open, default int64 dtype, which uses 32-bit Lemire rejection for small
  * ranges). Facts and constants follow numpy's `bit_generator.pyx`, `pcg64.h` and `distributions.c`.
  *
- * The 128-bit PCG state is held as eight 16-bit limbs in plain numbers (no BigInt on the hot path):
- * a full step is 36 limb products, exact in float64.
+ * The 128-bit PCG state is held as four 32-bit words in plain numbers (no BigInt on the hot path). A
+ * BabyAI reset makes about 250 draws, so the step and the seeding are written to be cheap: a step is
+ * ten 32×32-bit products (only the low 128 bits of the 256-bit product are kept).
  */
 
 const INIT_A = 0x43b0d7e5;
@@ -14,13 +15,32 @@ const MULT_B = 0x58f38ded;
 const MIX_MULT_L = 0xca01f9dd;
 const MIX_MULT_R = 0x4973f715;
 const POOL_SIZE = 4;
+const TWO_32 = 4294967296;
 
-/** The PCG64 multiplier 0x2360ED051FC65DA44385DF649FCCF645 as 16-bit limbs, least significant first. */
-const MULTIPLIER = [0xf645, 0x9fcc, 0xdf64, 0x4385, 0x5da4, 0x1fc6, 0xed05, 0x2360];
+/** The PCG64 multiplier 0x2360ED051FC65DA44385DF649FCCF645 as 32-bit words, least significant first. */
+const MULTIPLIER_0 = 0x9fccf645;
+const MULTIPLIER_1 = 0x4385df64;
+const MULTIPLIER_2 = 0x1fc65da4;
+const MULTIPLIER_3 = 0x2360ed05;
+
+/**
+ * The high 32 bits of the 64-bit product a·b of two uint32, given its low 32 bits. The float product is
+ * within 2^10 of the exact one (53-bit mantissa), so (a·b − low) / 2^32 is within 2^-21 of an integer
+ * and rounding recovers the exact high word.
+ */
+function productHigh(a: number, b: number, low: number): number {
+  return Math.round((a * b - low) / TWO_32);
+}
 
 /** Splits a non-negative integer seed (or several 32-bit words) into little-endian uint32 entropy words. */
 export function entropyWords(seed: number | bigint | readonly number[]): number[] {
   if (Array.isArray(seed)) return seed.map((word) => word >>> 0);
+  // Plain integer seeds (every BALROG seed) skip the BigInt path: it cost as much as the level's draws.
+  if (typeof seed === "number" && Number.isSafeInteger(seed) && seed >= 0) {
+    if (seed < TWO_32) return [seed];
+    const high = Math.floor(seed / TWO_32);
+    return [seed - high * TWO_32, high];
+  }
   let value = BigInt(seed as number | bigint);
   if (value < 0n) throw new RangeError(`numpy seeds must be non-negative, got ${value}`);
   if (value === 0n) return [0];
@@ -32,19 +52,24 @@ export function entropyWords(seed: number | bigint | readonly number[]): number[
   return words;
 }
 
+/** SeedSequence's running hash constant; module state reset by each `seedSequenceState` call (synchronous). */
+let hashConstant = INIT_A;
+
+function hashmix(input: number): number {
+  let value = (input ^ hashConstant) >>> 0;
+  hashConstant = Math.imul(hashConstant, MULT_A) >>> 0;
+  value = Math.imul(value, hashConstant) >>> 0;
+  return (value ^ (value >>> 16)) >>> 0;
+}
+
+function mix(x: number, y: number): number {
+  const result = (Math.imul(MIX_MULT_L, x) - Math.imul(MIX_MULT_R, y)) >>> 0;
+  return (result ^ (result >>> 16)) >>> 0;
+}
+
 /** numpy `SeedSequence(entropy).generate_state(wordCount, uint32)`. */
 export function seedSequenceState(entropy: readonly number[], wordCount: number): Uint32Array {
-  let hashConstant = INIT_A;
-  const hashmix = (input: number): number => {
-    let value = (input ^ hashConstant) >>> 0;
-    hashConstant = Math.imul(hashConstant, MULT_A) >>> 0;
-    value = Math.imul(value, hashConstant) >>> 0;
-    return (value ^ (value >>> 16)) >>> 0;
-  };
-  const mix = (x: number, y: number): number => {
-    const result = (Math.imul(MIX_MULT_L, x) - Math.imul(MIX_MULT_R, y)) >>> 0;
-    return (result ^ (result >>> 16)) >>> 0;
-  };
+  hashConstant = INIT_A;
   const pool = new Uint32Array(POOL_SIZE);
   for (let i = 0; i < POOL_SIZE; i++) pool[i] = hashmix(i < entropy.length ? (entropy[i] as number) : 0);
   for (let source = 0; source < POOL_SIZE; source++) {
@@ -66,93 +91,78 @@ export function seedSequenceState(entropy: readonly number[], wordCount: number)
   return state;
 }
 
-/** Puts a 64-bit value given as (high, low) uint32 words into limbs[offset..offset+3]. */
-function setLimbs(limbs: number[], offset: number, high: number, low: number): void {
-  limbs[offset] = low & 0xffff;
-  limbs[offset + 1] = low >>> 16;
-  limbs[offset + 2] = high & 0xffff;
-  limbs[offset + 3] = high >>> 16;
-}
-
 /** numpy's `Generator(PCG64(SeedSequence(seed)))`, restricted to what Minigrid calls. */
 export class NumpyGenerator {
-  private readonly state = [0, 0, 0, 0, 0, 0, 0, 0];
-  private readonly increment = [0, 0, 0, 0, 0, 0, 0, 0];
+  // The state and the increment, 32-bit words least significant first.
+  private state0 = 0;
+  private state1 = 0;
+  private state2 = 0;
+  private state3 = 0;
+  private increment0 = 0;
+  private increment1 = 0;
+  private increment2 = 0;
+  private increment3 = 0;
   private hasBuffered = false;
   private buffered = 0;
 
   constructor(seed: number | bigint | readonly number[]) {
     const words = seedSequenceState(entropyWords(seed), 8);
     // generate_state(4, uint64): u_k = words[2k] | words[2k+1] << 32; initstate = u0<<64 | u1; initseq = u2<<64 | u3.
-    const initialState = [0, 0, 0, 0, 0, 0, 0, 0];
-    const sequence = [0, 0, 0, 0, 0, 0, 0, 0];
-    setLimbs(initialState, 4, words[1] as number, words[0] as number);
-    setLimbs(initialState, 0, words[3] as number, words[2] as number);
-    setLimbs(sequence, 4, words[5] as number, words[4] as number);
-    setLimbs(sequence, 0, words[7] as number, words[6] as number);
+    const sequence0 = words[6] as number;
+    const sequence1 = words[7] as number;
+    const sequence2 = words[4] as number;
+    const sequence3 = words[5] as number;
     // inc = (initseq << 1) | 1
-    let carry = 1;
-    for (let i = 0; i < 8; i++) {
-      const doubled = (sequence[i] as number) * 2 + carry;
-      this.increment[i] = doubled & 0xffff;
-      carry = doubled >>> 16;
-    }
+    this.increment0 = ((sequence0 << 1) | 1) >>> 0;
+    this.increment1 = ((sequence1 << 1) | (sequence0 >>> 31)) >>> 0;
+    this.increment2 = ((sequence2 << 1) | (sequence1 >>> 31)) >>> 0;
+    this.increment3 = ((sequence3 << 1) | (sequence2 >>> 31)) >>> 0;
+    // state = 0; step; state += initstate; step.
     this.step();
-    carry = 0;
-    for (let i = 0; i < 8; i++) {
-      const sum = (this.state[i] as number) + (initialState[i] as number) + carry;
-      this.state[i] = sum & 0xffff;
-      carry = sum >>> 16;
-    }
+    let sum = this.state0 + (words[2] as number);
+    this.state0 = sum >>> 0;
+    sum = this.state1 + (words[3] as number) + (sum >= TWO_32 ? 1 : 0);
+    this.state1 = sum >>> 0;
+    sum = this.state2 + (words[0] as number) + (sum >= TWO_32 ? 1 : 0);
+    this.state2 = sum >>> 0;
+    this.state3 = (this.state3 + (words[1] as number) + (sum >= TWO_32 ? 1 : 0)) >>> 0;
     this.step();
   }
 
-  /** state = state · MULTIPLIER + increment (mod 2^128). */
+  /**
+   * state = state · MULTIPLIER + increment (mod 2^128). Word k of the product sums the low halves of the
+   * products of words i + j = k and the high halves of those with i + j = k − 1; each sum stays below
+   * 2^36, exact in a float, and `>>> 0` takes it modulo 2^32.
+   */
   private step(): void {
-    const s = this.state;
-    const m = MULTIPLIER;
-    const s0 = s[0] as number,
-      s1 = s[1] as number,
-      s2 = s[2] as number,
-      s3 = s[3] as number;
-    const s4 = s[4] as number,
-      s5 = s[5] as number,
-      s6 = s[6] as number,
-      s7 = s[7] as number;
-    const m0 = m[0] as number,
-      m1 = m[1] as number,
-      m2 = m[2] as number,
-      m3 = m[3] as number;
-    const m4 = m[4] as number,
-      m5 = m[5] as number,
-      m6 = m[6] as number,
-      m7 = m[7] as number;
-    const inc = this.increment;
-    // value - carry · 65536 rather than value % 65536: the same exact result (value < 2^53) without a
-    // floating-point remainder, the slowest operation of this hot loop.
-    let value = s0 * m0 + (inc[0] as number);
-    let carry = Math.floor(value / 65536);
-    s[0] = value - carry * 65536;
-    value = s0 * m1 + s1 * m0 + (inc[1] as number) + carry;
-    carry = Math.floor(value / 65536);
-    s[1] = value - carry * 65536;
-    value = s0 * m2 + s1 * m1 + s2 * m0 + (inc[2] as number) + carry;
-    carry = Math.floor(value / 65536);
-    s[2] = value - carry * 65536;
-    value = s0 * m3 + s1 * m2 + s2 * m1 + s3 * m0 + (inc[3] as number) + carry;
-    carry = Math.floor(value / 65536);
-    s[3] = value - carry * 65536;
-    value = s0 * m4 + s1 * m3 + s2 * m2 + s3 * m1 + s4 * m0 + (inc[4] as number) + carry;
-    carry = Math.floor(value / 65536);
-    s[4] = value - carry * 65536;
-    value = s0 * m5 + s1 * m4 + s2 * m3 + s3 * m2 + s4 * m1 + s5 * m0 + (inc[5] as number) + carry;
-    carry = Math.floor(value / 65536);
-    s[5] = value - carry * 65536;
-    value = s0 * m6 + s1 * m5 + s2 * m4 + s3 * m3 + s4 * m2 + s5 * m1 + s6 * m0 + (inc[6] as number) + carry;
-    carry = Math.floor(value / 65536);
-    s[6] = value - carry * 65536;
-    value = s0 * m7 + s1 * m6 + s2 * m5 + s3 * m4 + s4 * m3 + s5 * m2 + s6 * m1 + s7 * m0 + (inc[7] as number) + carry;
-    s[7] = value - Math.floor(value / 65536) * 65536;
+    const s0 = this.state0;
+    const s1 = this.state1;
+    const s2 = this.state2;
+    const s3 = this.state3;
+    const low00 = Math.imul(s0, MULTIPLIER_0) >>> 0;
+    const low01 = Math.imul(s0, MULTIPLIER_1) >>> 0;
+    const low10 = Math.imul(s1, MULTIPLIER_0) >>> 0;
+    const low02 = Math.imul(s0, MULTIPLIER_2) >>> 0;
+    const low11 = Math.imul(s1, MULTIPLIER_1) >>> 0;
+    const low20 = Math.imul(s2, MULTIPLIER_0) >>> 0;
+    let sum = low00 + this.increment0;
+    this.state0 = sum >>> 0;
+    sum = productHigh(s0, MULTIPLIER_0, low00) + low01 + low10 + this.increment1 + (sum >= TWO_32 ? 1 : 0);
+    this.state1 = sum >>> 0;
+    sum = productHigh(s0, MULTIPLIER_1, low01) + productHigh(s1, MULTIPLIER_0, low10) + low02 + low11 + low20 + this.increment2 + Math.floor(sum / TWO_32);
+    this.state2 = sum >>> 0;
+    // Only the low 32 bits of the top word are kept, so its products need no high halves.
+    sum =
+      productHigh(s0, MULTIPLIER_2, low02) +
+      productHigh(s1, MULTIPLIER_1, low11) +
+      productHigh(s2, MULTIPLIER_0, low20) +
+      Math.imul(s0, MULTIPLIER_3) +
+      Math.imul(s1, MULTIPLIER_2) +
+      Math.imul(s2, MULTIPLIER_1) +
+      Math.imul(s3, MULTIPLIER_0) +
+      this.increment3 +
+      Math.floor(sum / TWO_32);
+    this.state3 = sum >>> 0;
   }
 
   /** One 64-bit XSL-RR output as [low32, high32]; the low half is returned, the high half buffered. */
@@ -162,12 +172,10 @@ export class NumpyGenerator {
       return this.buffered;
     }
     this.step();
-    const s = this.state;
-    const xorLow = ((s[0] as number) | ((s[1] as number) << 16)) ^ ((s[4] as number) | ((s[5] as number) << 16));
-    const xorHigh = ((s[2] as number) | ((s[3] as number) << 16)) ^ ((s[6] as number) | ((s[7] as number) << 16));
-    let rotation = (s[7] as number) >>> 10;
-    let low = xorLow >>> 0;
-    let high = xorHigh >>> 0;
+    // XSL-RR: the two 64-bit halves xor-ed, rotated right by the state's top 6 bits.
+    let low = (this.state0 ^ this.state2) >>> 0;
+    let high = (this.state1 ^ this.state3) >>> 0;
+    let rotation = this.state3 >>> 26;
     if (rotation >= 32) {
       const swap = low;
       low = high;

@@ -19,12 +19,13 @@ export class Room {
     this.size = size;
   }
 
+  /** Empties the room in place (a level draws its rooms several times per reset; no new arrays). */
   reset(): void {
-    this.doors = [null, null, null, null];
-    this.doorPositions = [null, null, null, null];
-    this.neighbors = [null, null, null, null];
+    this.doors.fill(null);
+    this.doorPositions.fill(null);
+    this.neighbors.fill(null);
     this.locked = false;
-    this.objects = [];
+    this.objects.length = 0;
   }
 }
 
@@ -35,10 +36,11 @@ export function rejectNextTo(world: MiniGridWorld, x: number, y: number): boolea
   return Math.abs(world.agentX - x) + Math.abs(world.agentY - y) < 2;
 }
 
-/** `RoomGrid`: rooms of `roomSize` cells sharing walls, with the same random draws as the reference. */
-/** Scratch of `objectsReachable` (called on every reset): reused rather than allocated per call. */
+/** Scratch of `objectsReachable` (called on every level draw): reused rather than allocated per call. */
 let reachedScratch = new Uint8Array(0);
-const stackScratch: number[] = [];
+let stackScratch = new Int32Array(0);
+
+/** `RoomGrid`: rooms of `roomSize` cells sharing walls, with the same random draws as the reference. */
 
 export class RoomGridWorld extends MiniGridWorld {
   readonly roomSize: number;
@@ -61,8 +63,15 @@ export class RoomGridWorld extends MiniGridWorld {
     return this.getRoom(Math.floor(x / (this.roomSize - 1)), Math.floor(y / (this.roomSize - 1)));
   }
 
-  /** `RoomGrid._gen_grid`: a fresh grid and rooms, door positions drawn, agent at the centre facing right. */
+  /**
+   * `RoomGrid._gen_grid`: a fresh grid and rooms, door positions drawn, agent at the centre facing right.
+   * Once built, the rooms are emptied in place instead: the same state and draws without new objects.
+   */
   generateRooms(): void {
+    if (this.rooms.length === this.numRows) {
+      this.regenerateRooms();
+      return;
+    }
     this.grid = new Grid(this.width, this.height);
     this.rooms = [];
     for (let j = 0; j < this.numRows; j++) {
@@ -165,15 +174,16 @@ export class RoomGridWorld extends MiniGridWorld {
     const total = this.numRows * this.numCols;
     for (let iteration = 0; ; iteration++) {
       if (iteration > 5000) rejectLevel("connect_all failed");
-      const reached = new Set<Room>();
+      // A level has one or two rooms, so a plain array is the cheapest visited set.
+      const reached: Room[] = [];
       const stack = [start];
       while (stack.length > 0) {
         const room = stack.pop() as Room;
-        if (reached.has(room)) continue;
-        reached.add(room);
+        if (reached.includes(room)) continue;
+        reached.push(room);
         for (let side = 0; side < 4; side++) if (room.doors[side]) stack.push(room.neighbors[side] as Room);
       }
-      if (reached.size === total) return;
+      if (reached.length === total) return;
       const i = this.randomInteger(0, this.numCols);
       const j = this.randomInteger(0, this.numRows);
       const side = this.randomInteger(0, 4);
@@ -197,32 +207,47 @@ export class RoomGridWorld extends MiniGridWorld {
     return added;
   }
 
-  /** `check_objs_reachable(raise_exc=False)`: every non-wall object reachable; doors (even locked) are crossed. */
+  /**
+   * `check_objs_reachable(raise_exc=False)`: every non-wall object reachable; doors (even locked) are
+   * crossed. A flood fill from the agent over empty cells and doors; any other object is reached but not
+   * crossed. It runs on every level draw (three or four per reset at 8 distractors), so it works on flat
+   * indices with a typed stack. The fill never leaves the grid: a RoomGrid is enclosed by walls, and only
+   * empty cells and doors inside it are expanded.
+   */
   objectsReachable(): boolean {
     const { width, height } = this;
+    const cells = this.grid.cells;
     const size = width * height;
-    if (reachedScratch.length < size) reachedScratch = new Uint8Array(size);
-    const reached = reachedScratch;
-    reached.fill(0, 0, size);
-    const stack = stackScratch;
-    stack.length = 0;
-    stack.push(this.agentX, this.agentY);
-    while (stack.length > 0) {
-      const y = stack.pop() as number;
-      const x = stack.pop() as number;
-      if (x < 0 || x >= width || y < 0 || y >= height) continue;
-      const index = y * width + x;
-      if (reached[index]) continue;
-      reached[index] = 1;
-      const cell = this.grid.cells[index];
-      if (cell && cell.type !== "door") continue;
-      stack.push(x + 1, y, x - 1, y, x, y + 1, x, y - 1);
+    if (reachedScratch.length < size) {
+      reachedScratch = new Uint8Array(size);
+      stackScratch = new Int32Array(size);
     }
-    for (let index = 0; index < width * height; index++) {
-      const cell = this.grid.cells[index];
-      if (!cell || cell.type === "wall") continue;
-      if (!reached[index]) return false;
+    const reached = reachedScratch;
+    const stack = stackScratch;
+    reached.fill(0, 0, size);
+    const start = this.agentY * width + this.agentX;
+    reached[start] = 1;
+    const neighborOffsets = [1, width, -1, -width];
+    let top = 0;
+    if (crossable(cells[start] as WorldObject | null)) stack[top++] = start;
+    while (top > 0) {
+      const index = stack[--top] as number;
+      for (const offset of neighborOffsets) {
+        const next = index + offset;
+        if (reached[next]) continue;
+        reached[next] = 1;
+        if (crossable(cells[next] as WorldObject | null)) stack[top++] = next;
+      }
+    }
+    for (let index = 0; index < size; index++) {
+      const cell = cells[index];
+      if (cell && cell.type !== "wall" && !reached[index]) return false;
     }
     return true;
   }
+}
+
+/** An empty cell or a door (open, closed or locked): what the reachability fill walks through. */
+function crossable(cell: WorldObject | null): boolean {
+  return cell === null || cell.type === "door";
 }
