@@ -3,7 +3,11 @@
  * second (default-size worlds), read/update/link calls per second and searches per second on started
  * episodes, each as wall-clock and per-CPU-second rates, with a verdict against the issue's targets.
  *
- *   npm run bench            (or: npx tsx bench/envs.ts [--seconds 0.3])
+ *   npm run bench            (or: npx tsx bench/envs.ts [--seconds 0.3] [--json])
+ *
+ * With --json it prints only a JSON array of rows `{name, unit, toolgym, reference, ratio, target, pass}`
+ * (comparison-rows.ts): per measure, the per-CPU-second rate against its target (reference = the target,
+ * judged) and the wall-clock rate (context, pass null).
  *
  * Targets: ≥ 20,000 tasks/s, ≥ 200,000 read/update/link calls/s, ≥ 20,000 searches/s. The verdict is
  * judged on the per-CPU-second rate (the work one core does; wall-clock rates drop when other processes
@@ -16,6 +20,7 @@ import { searchPlanActEnvironment } from "../src/envs/search_plan_act/index.ts";
 import type { SearchPlanTask } from "../src/envs/search_plan_act/task.ts";
 import { themeByName } from "../src/envs/search_plan_act/themes.ts";
 import { searchPlanOodEnvironment } from "../src/envs/search_plan_ood/index.ts";
+import { row as comparisonRow, type ComparisonRow } from "./comparison-rows.ts";
 
 const argumentIndex = process.argv.indexOf("--seconds");
 const seconds = argumentIndex > 0 ? Number(process.argv[argumentIndex + 1]) : 0.3;
@@ -145,26 +150,58 @@ function benchmark(env: AnyEnvironment): Row[] {
 
 const started = performance.now();
 const rows = [...benchmark(searchPlanActEnvironment), ...benchmark(searchPlanOodEnvironment)];
-const format = (value: number) => Math.round(value).toLocaleString("en-US");
-const verdict = (value: number, target: number) => (value >= target ? "PASS" : "FAIL");
-const header = ["env", "world", "measure (per second)", "target", "per CPU-s", "wall-clock", "verdict", "wall verdict"];
-const body = rows.map((entry) => [
-  entry.env,
-  String(entry.worldSize),
-  entry.metric,
-  `≥ ${format(entry.target)}`,
-  format(entry.rate.cpu),
-  format(entry.rate.wall),
-  verdict(entry.rate.cpu, entry.target),
-  verdict(entry.rate.wall, entry.target),
-]);
-const widths = header.map((cell, column) => Math.max(cell.length, ...body.map((line) => (line[column] as string).length)));
-const line = (cells: string[]) =>
-  cells.map((cell, column) => (column === 0 || column === 2 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join("  ");
-const [load] = loadavg();
-process.stdout.write(
-  `search_plan throughput on one core: median of ${RUNS} runs of ${seconds}s per measure; verdict on the per-CPU-second rate ` +
-    `(1-min load average ${load?.toFixed(1)}: a loaded machine lowers the wall-clock rates)\n`,
-);
-process.stdout.write(`${[line(header), line(widths.map((width) => "-".repeat(width))), ...body.map(line)].join("\n")}\n`);
-process.stdout.write(`(${((performance.now() - started) / 1000).toFixed(1)}s)\n`);
+
+/** The rows as comparison rows: each measure's per-CPU-second rate judged against its target, the wall-clock rate as context. */
+function comparisonRows(measured: Row[]): ComparisonRow[] {
+  return measured.flatMap((entry) => {
+    const name = `${entry.env} (world ${entry.worldSize}) ${entry.metric}`;
+    const unit = entry.metric === "tasks generated" ? "tasks" : entry.metric === "search" ? "searches" : "calls";
+    return [
+      comparisonRow({
+        name: `${name} per CPU-second`,
+        unit: `${unit}/CPU-s`,
+        toolgym: entry.rate.cpu,
+        reference: entry.target,
+        target: `≥ ${entry.target} (reference = target)`,
+        pass: entry.rate.cpu >= entry.target,
+      }),
+      comparisonRow({
+        name: `${name} per wall-clock second`,
+        unit: `${unit}/s`,
+        toolgym: entry.rate.wall,
+        reference: entry.target,
+        target: "context",
+        pass: null,
+      }),
+    ];
+  });
+}
+
+function printTable(): void {
+  const format = (value: number) => Math.round(value).toLocaleString("en-US");
+  const verdict = (value: number, target: number) => (value >= target ? "PASS" : "FAIL");
+  const header = ["env", "world", "measure (per second)", "target", "per CPU-s", "wall-clock", "verdict", "wall verdict"];
+  const body = rows.map((entry) => [
+    entry.env,
+    String(entry.worldSize),
+    entry.metric,
+    `≥ ${format(entry.target)}`,
+    format(entry.rate.cpu),
+    format(entry.rate.wall),
+    verdict(entry.rate.cpu, entry.target),
+    verdict(entry.rate.wall, entry.target),
+  ]);
+  const widths = header.map((cell, column) => Math.max(cell.length, ...body.map((line) => (line[column] as string).length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 || column === 2 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join("  ");
+  const [load] = loadavg();
+  process.stdout.write(
+    `search_plan throughput on one core: median of ${RUNS} runs of ${seconds}s per measure; verdict on the per-CPU-second rate ` +
+      `(1-min load average ${load?.toFixed(1)}: a loaded machine lowers the wall-clock rates)\n`,
+  );
+  process.stdout.write(`${[line(header), line(widths.map((width) => "-".repeat(width))), ...body.map(line)].join("\n")}\n`);
+  process.stdout.write(`(${((performance.now() - started) / 1000).toFixed(1)}s)\n`);
+}
+
+if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify(comparisonRows(rows), null, 2)}\n`);
+else printTable();

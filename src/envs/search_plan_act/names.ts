@@ -120,7 +120,14 @@ for (const vowel of "aeiou") OTHER_VOWELS[vowel.charCodeAt(0)] = [..."aeiou"].fi
  * when no change is possible. Draws exactly what `nearDuplicate` draws.
  */
 export function nearDuplicateEdit(name: string, random: Random): number {
-  const start = name.lastIndexOf(" ") + 1;
+  return lastWordEdit(name, name.lastIndexOf(" ") + 1, random);
+}
+
+/**
+ * `nearDuplicateEdit` of a name whose last word starts at `start`: with `start` 0 and the last word
+ * alone, the edit of that word (what a name built from parts passes, so the joined name is never read).
+ */
+export function lastWordEdit(name: string, start: number, random: Random): number {
   for (let attempt = 0; attempt < 6; attempt++) {
     const position = start + random.integer(0, name.length - start - 1);
     const code = name.charCodeAt(position);

@@ -1,5 +1,5 @@
 import type { Random } from "../../core/index.ts";
-import { applyEdit, CAPITALISED, nearDuplicateEdit, SURNAME_ENDS, SYLLABLES, VOWEL_INITIALS } from "./names.ts";
+import { applyEdit, CAPITALISED, lastWordEdit, SURNAME_ENDS, SYLLABLES, VOWEL_INITIALS } from "./names.ts";
 
 /**
  * Unique record names for one world, fast. Every name is built from syllable tables, so its hash (a
@@ -45,10 +45,21 @@ export interface NameKind {
   person: boolean;
   nouns: readonly string[];
   nounHashes: Int32Array;
+  /** Each noun split before its last word ("Cup Tie": " Cup " and "Tie"; "Atlas": " " and "Atlas"), with the space the name puts before it. */
+  nounHeads: readonly string[];
+  nounTails: readonly string[];
 }
 
 export function nameKind(naming: "person" | readonly string[]): NameKind {
-  return naming === "person" ? { person: true, nouns: [], nounHashes: new Int32Array(0) } : { person: false, nouns: naming, nounHashes: hashesOf(naming) };
+  if (naming === "person") return { person: true, nouns: [], nounHashes: new Int32Array(0), nounHeads: [], nounTails: [] };
+  const split = naming.map((noun) => noun.lastIndexOf(" ") + 1);
+  return {
+    person: false,
+    nouns: naming,
+    nounHashes: hashesOf(naming),
+    nounHeads: naming.map((noun, index) => ` ${noun.slice(0, split[index])}`),
+    nounTails: naming.map((noun, index) => noun.slice(split[index])),
+  };
 }
 
 /** Open-addressing table of the names taken in the world being built (cleared by stamp, never reallocated while it fits). */
@@ -72,6 +83,18 @@ export class WorldNames {
   private lastWord = "";
   private lastWordHash = 0;
   private readonly clusterHash: number;
+  /**
+   * The names made for the current type (since `beginType`), their hashes, and each split before its
+   * last word, the only word a near-duplicate edits. Editing the kept last word spares reading the
+   * joined name, which V8 holds as an unflattened pair of strings (reading it would copy it).
+   */
+  private readonly sameType: string[] = [];
+  private readonly sameTypeHashes: number[] = [];
+  private readonly heads: string[] = [];
+  private readonly tails: string[] = [];
+  /** The parts of the name `fresh` or `taken` made last. */
+  private head = "";
+  private tail = "";
 
   constructor(
     private readonly random: Random,
@@ -137,7 +160,10 @@ export class WorldNames {
     this.lastWord = word;
     this.lastWordHash = wordHash;
     this.hash = join(join(hash, SPACE, 1), wordHash, word.length);
-    return `${given} ${word}`;
+    const head = `${given} `;
+    this.head = head;
+    this.tail = word;
+    return head + word;
   }
 
   /** A word (a person's surname or a made-up one) + one of the kind's nouns; sets `hash`. */
@@ -161,47 +187,61 @@ export class WorldNames {
     const noun = Math.floor(random.next() * nouns.length);
     const text = nouns[noun] as string;
     this.hash = join(join(hash, SPACE, 1), kind.nounHashes[noun] as number, text.length);
-    return `${word} ${text}`;
+    const head = word + (kind.nounHeads[noun] as string);
+    const tail = kind.nounTails[noun] as string;
+    this.head = head;
+    this.tail = tail;
+    return head + tail;
   }
 
   private fresh(kind: NameKind, inCluster: boolean): string {
     return kind.person ? this.freshPerson(inCluster) : this.freshThing(kind);
   }
 
+  /** Starts the names of another type: near-duplicates copy names of the same type only. */
+  beginType(): void {
+    this.sameType.length = 0;
+    this.sameTypeHashes.length = 0;
+    this.heads.length = 0;
+    this.tails.length = 0;
+  }
+
   /**
-   * A new unique name for a record of a type named by `nouns` ("person" or thing nouns): with
-   * `nearDuplicateRate`, a look-alike of one of `sameType` (whose names hashed to `sameTypeHashes`),
-   * else a fresh one, suffixed " 2", " 3"… after 20 collisions. Records the name as taken.
+   * A new unique name for a record of a type named by `kind` ("person" or thing nouns): with
+   * `nearDuplicateRate`, a look-alike of a name made since `beginType`, else a fresh one, suffixed
+   * " 2", " 3"… after 20 collisions. Records the name as taken.
    */
-  make(kind: NameKind, sameType: ReadonlyArray<{ name: string }>, sameTypeHashes: readonly number[], inCluster: boolean): string {
-    const name = this.choose(kind, sameType, sameTypeHashes, inCluster);
+  make(kind: NameKind, inCluster: boolean): string {
+    const name = this.choose(kind, inCluster);
     this.add(name, this.hash);
     if (kind.person) {
       this.surnames.push(this.lastWord);
       this.surnameHashes.push(this.lastWordHash);
     }
+    this.sameType.push(name);
+    this.sameTypeHashes.push(this.hash);
+    this.heads.push(this.head);
+    this.tails.push(this.tail);
     return name;
   }
 
-  /** The hash of the name `make` returned last. */
-  lastHash(): number {
-    return this.hash;
-  }
-
-  private choose(kind: NameKind, sameType: ReadonlyArray<{ name: string }>, sameTypeHashes: readonly number[], inCluster: boolean): string {
+  private choose(kind: NameKind, inCluster: boolean): string {
     const random = this.random;
-    if (!inCluster && sameType.length > 0 && random.next() < this.nearDuplicateRate) {
-      const index = Math.floor(random.next() * sameType.length);
-      const original = (sameType[index] as { name: string }).name;
-      const edit = nearDuplicateEdit(original, random);
+    const count = this.sameType.length;
+    if (!inCluster && count > 0 && random.next() < this.nearDuplicateRate) {
+      const index = Math.floor(random.next() * count);
+      // The edit of the original's last word (`nearDuplicateEdit` of the whole name draws the same).
+      const tail = this.tails[index] as string;
+      const edit = lastWordEdit(tail, 0, random);
       if (edit >= 0) {
-        const copy = applyEdit(original, edit);
+        const editedTail = applyEdit(tail, edit);
+        const copy = (this.heads[index] as string) + editedTail;
         const position = Math.floor(edit / 65536);
         const hash =
-          copy.length === original.length && edit % 65536 !== 65535
-            ? (Math.imul((edit % 65536) - original.charCodeAt(position), power(original.length - 1 - position)) + (sameTypeHashes[index] as number)) | 0
+          editedTail.length === tail.length && edit % 65536 !== 65535
+            ? (Math.imul((edit % 65536) - tail.charCodeAt(position), power(tail.length - 1 - position)) + (this.sameTypeHashes[index] as number)) | 0
             : hashText(copy);
-        if (!this.has(copy, hash)) return this.taken(kind, copy, hash);
+        if (!this.has(copy, hash)) return this.taken(kind, copy, hash, this.heads[index] as string, editedTail);
       }
     }
     for (let attempt = 0; attempt < 20; attempt++) {
@@ -211,15 +251,17 @@ export class WorldNames {
     const base = this.fresh(kind, inCluster);
     let suffix = 2;
     while (this.has(`${base} ${suffix}`, hashText(`${base} ${suffix}`))) suffix++;
-    return this.taken(kind, `${base} ${suffix}`, hashText(`${base} ${suffix}`));
+    return this.taken(kind, `${base} ${suffix}`, hashText(`${base} ${suffix}`), `${base} `, String(suffix));
   }
 
-  /** Sets `hash` (and for people the last word) of a name that was not freshly built. */
-  private taken(kind: NameKind, name: string, hash: number): string {
+  /** Sets `hash`, the parts and (for people) the last word of a name that was not freshly built; `tail` is its last word. */
+  private taken(kind: NameKind, name: string, hash: number, head: string, tail: string): string {
     this.hash = hash;
+    this.head = head;
+    this.tail = tail;
     if (kind.person) {
-      this.lastWord = name.slice(name.lastIndexOf(" ") + 1);
-      this.lastWordHash = hashText(this.lastWord);
+      this.lastWord = tail;
+      this.lastWordHash = hashText(tail);
     }
     return name;
   }

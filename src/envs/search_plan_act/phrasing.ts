@@ -11,13 +11,23 @@ export function fieldPhrase(theme: Theme, type: string, name: string): string {
   return fieldOf(theme, type, name)?.phrase ?? name;
 }
 
+/** Written phrases by field (every task text states one or more: each is worked out once; theme data never changes). */
+const writtenPhrases = new WeakMap<FieldSpec, string>();
+
 /**
  * The phrase of a field the agent must write. `update_record` takes the field's name, so the name is
  * added when the phrase does not contain every word of it ("opening date (field `opened`)"), and
  * left out when it does ("hire date" for `hire_date`).
  */
 export function writtenFieldPhrase(theme: Theme, type: string, name: string): string {
-  const phrase = fieldPhrase(theme, type, name);
+  const field = fieldOf(theme, type, name);
+  if (!field) return writtenPhrase(name, name);
+  let written = writtenPhrases.get(field);
+  if (written === undefined) writtenPhrases.set(field, (written = writtenPhrase(field.phrase, name)));
+  return written;
+}
+
+function writtenPhrase(phrase: string, name: string): string {
   const words = new Set(phrase.toLowerCase().split(/[^a-z0-9]+/));
   return name.split("_").every((word) => words.has(word)) ? phrase : `${phrase} (field \`${name}\`)`;
 }
@@ -58,7 +68,7 @@ export function describeChain(chain: Chain, theme: Theme): string {
 }
 
 /** A description ending in "to" ("… is awarded to") would read "to to" before a value or a target. */
-const endsWithTo = (text: string): boolean => / to$/.test(text);
+const endsWithTo = (text: string): boolean => text.endsWith(" to");
 
 function setSentence(field: string, target: string, value: unknown): string {
   if (endsWithTo(target)) return `Change the ${field} of ${target}, setting it to ${String(value)}.`;

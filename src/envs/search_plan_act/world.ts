@@ -78,19 +78,22 @@ const THOUSAND = Array.from({ length: 1000 }, (_, value) => String(value).padSta
 /**
  * The record-id numbers taken, per id prefix: a stamp per number ("EMP-0192" → 192), equal to the
  * current world's stamp when the world being built has used it, so no set of id strings is needed.
+ * Codes ("PX-44712" → 44712) likewise, per code prefix, so drawing a code never scans the codes taken.
  */
 const idStampsByPrefix = new Map<string, Uint8Array>();
+const codeStampsByPrefix = new Map<string, Uint8Array>();
 let worldStamp = 0;
 
-function idStamps(prefix: string): Uint8Array {
-  let stamps = idStampsByPrefix.get(prefix);
-  if (!stamps) idStampsByPrefix.set(prefix, (stamps = new Uint8Array(10000)));
+function stampsOf(tables: Map<string, Uint8Array>, prefix: string, size: number): Uint8Array {
+  let stamps = tables.get(prefix);
+  if (!stamps) tables.set(prefix, (stamps = new Uint8Array(size)));
   return stamps;
 }
 
 function nextWorldStamp(): number {
   if (worldStamp === 255) {
     for (const stamps of idStampsByPrefix.values()) stamps.fill(0);
+    for (const stamps of codeStampsByPrefix.values()) stamps.fill(0);
     worldStamp = 0;
   }
   return ++worldStamp;
@@ -112,9 +115,9 @@ interface FieldPlan {
   high: number;
   step: number;
   values: readonly string[];
-  /** CODE fields: the start of a code ("PX-") and the index of its prefix's list of numbers taken in a world. */
+  /** CODE fields: the start of a code ("PX-") and its prefix's stamps of the numbers taken (shared by fields with that prefix). */
   codeStart: string;
-  codeGroup: number;
+  codeStamps: Uint8Array;
 }
 
 interface TypePlan {
@@ -143,19 +146,14 @@ interface ThemePlan {
   relations: RelationPlan[];
   /** The most functional relations leaving one type. */
   stride: number;
-  /** Distinct code prefixes (a world keeps one list of the numbers taken per prefix). */
-  codeGroups: number;
 }
 
 const themePlans = new WeakMap<Theme, ThemePlan>();
 
-function fieldPlan(field: FieldSpec, codeGroups: string[]): FieldPlan {
+const NO_STAMPS = new Uint8Array(0);
+
+function fieldPlan(field: FieldSpec): FieldPlan {
   const high = field.max ?? 0;
-  let codeGroup = -1;
-  if (field.code) {
-    codeGroup = codeGroups.indexOf(field.code);
-    if (codeGroup < 0) codeGroup = codeGroups.push(field.code) - 1;
-  }
   return {
     name: field.name,
     kind: field.code ? CODE : KINDS[field.kind],
@@ -164,7 +162,7 @@ function fieldPlan(field: FieldSpec, codeGroups: string[]): FieldPlan {
     step: high >= 100000 ? 100 : 5,
     values: field.values ?? [],
     codeStart: `${field.code}-`,
-    codeGroup,
+    codeStamps: field.code ? stampsOf(codeStampsByPrefix, field.code, 100000) : NO_STAMPS,
   };
 }
 
@@ -182,13 +180,12 @@ function fieldsMaker(fields: readonly FieldSpec[]): TypePlan["makeFields"] {
 function planOf(theme: Theme): ThemePlan {
   let plan = themePlans.get(theme);
   if (plan) return plan;
-  const codeGroups: string[] = [];
   const types = theme.types.map((spec): TypePlan => ({
     spec,
     idStart: `${spec.prefix}-`,
     names: nameKind(spec.naming),
-    stamps: idStamps(spec.prefix),
-    fields: spec.fields.map((field) => fieldPlan(field, codeGroups)),
+    stamps: stampsOf(idStampsByPrefix, spec.prefix, 10000),
+    fields: spec.fields.map(fieldPlan),
     makeFields: fieldsMaker(spec.fields),
   }));
   const indexOf = (name: string) => theme.types.findIndex((type) => type.name === name);
@@ -203,7 +200,6 @@ function planOf(theme: Theme): ThemePlan {
     people: theme.types.filter((type) => type.naming === "person"),
     relations,
     stride: Math.max(1, ...slots),
-    codeGroups: codeGroups.length,
   };
   themePlans.set(theme, plan);
   return plan;
@@ -252,15 +248,12 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
   if (config.nameClusterSize > 0 && plan.people.length > 0) {
     cluster = { type: random.pick(plan.people).name, word: surname(random), ids: [] };
   }
-  const codesTaken: number[][] = [];
-  for (let group = 0; group < plan.codeGroups; group++) codesTaken.push([]);
   const names = new WorldNames(random, config.nearDuplicateRate, config.sharedWordRate, cluster ? cluster.word : null);
 
   for (let typeIndex = 0; typeIndex < types.length; typeIndex++) {
     const typePlan = types[typeIndex] as TypePlan;
     const type = typePlan.spec;
-    const list: WorldRecord[] = [];
-    const nameHashes: number[] = [];
+    names.beginType();
     offsets.push(records.length);
     let count = counts[typeIndex] as number;
     const clusterSize = cluster && cluster.type === type.name ? config.nameClusterSize : 0;
@@ -274,16 +267,15 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
       stamps[number] = stamp;
       const id = typePlan.idStart + HUNDRED[Math.floor(number / 100)] + HUNDRED[number % 100];
       const inCluster = position < clusterSize;
-      const name = names.make(typePlan.names, list, nameHashes, inCluster);
-      nameHashes.push(names.lastHash());
+      const name = names.make(typePlan.names, inCluster);
       for (let fieldIndex = 0; fieldIndex < fieldPlans.length; fieldIndex++) {
         const field = fieldPlans[fieldIndex] as FieldPlan;
         if (field.kind === CODE) {
-          const used = codesTaken[field.codeGroup] as number[];
+          const codeStamps = field.codeStamps;
           let code: number;
           do code = random.integer(10000, 99999);
-          while (used.includes(code));
-          used.push(code);
+          while (codeStamps[code] === stamp);
+          codeStamps[code] = stamp;
           // Codes run from 10000 to 99999: two digits, then three.
           fieldValues[fieldIndex] = field.codeStart + HUNDRED[Math.floor(code / 1000)] + THOUSAND[code % 1000];
         } else {
@@ -296,7 +288,6 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
         cluster.ids.push(id);
         clusterIndices.push(records.length);
       }
-      list.push(record);
       records.push(record);
     }
   }
