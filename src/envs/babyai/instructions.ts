@@ -1,4 +1,4 @@
-import { ACTION, type Color, type ObjectType } from "./constants.ts";
+import { ACTION, TYPE_INDEX, type Color, type ObjectType } from "./constants.ts";
 import type { WorldObject } from "./grid.ts";
 import type { MiniGridWorld } from "./world.ts";
 
@@ -14,10 +14,13 @@ export class ObjectDescription {
   readonly color: Color | null;
   objectSet: WorldObject[] = [];
   positions: number[] = [];
+  /** The type as `TYPE_INDEX`: the scan below compares numbers rather than strings (it runs several times per reset). */
+  private readonly typeIndex: number;
 
   constructor(type: ObjectType, color: Color | null) {
     this.type = type;
     this.color = color;
+    this.typeIndex = TYPE_INDEX[type];
   }
 
   /**
@@ -31,10 +34,9 @@ export class ObjectDescription {
     for (let x = 0; x < width; x++) {
       for (let y = 0; y < height; y++) {
         const cell = grid.cells[y * width + x];
-        if (!cell) continue;
-        if (!useLocation && !this.objectSet.includes(cell)) continue;
-        if (cell.type !== this.type) continue;
+        if (!cell || cell.typeIndex !== this.typeIndex) continue;
         if (this.color !== null && cell.color !== this.color) continue;
+        if (!useLocation && !this.objectSet.includes(cell)) continue;
         if (useLocation) this.objectSet.push(cell);
         this.positions.push(y * width + x);
       }
@@ -42,8 +44,12 @@ export class ObjectDescription {
     return this.objectSet;
   }
 
-  surface(world: MiniGridWorld): string {
-    this.findMatchingObjects(world);
+  /**
+   * `surface(env)`: "the <noun>" for a unique match, "a <noun>" otherwise. With `rescan` false the
+   * matches of the last scan are used (the level's reset scans once for the verifier and the mission).
+   */
+  surface(world: MiniGridWorld, rescan = true): string {
+    if (rescan) this.findMatchingObjects(world);
     const noun = this.color === null ? this.type : `${this.color} ${this.type}`;
     return this.objectSet.length > 1 ? `a ${noun}` : `the ${noun}`;
   }
@@ -55,8 +61,8 @@ export class GoToInstruction {
   readonly kind = "goto";
   world!: MiniGridWorld;
   constructor(readonly description: ObjectDescription) {}
-  surface(world: MiniGridWorld): string {
-    return `go to ${this.description.surface(world)}`;
+  surface(world: MiniGridWorld, rescan = true): string {
+    return `go to ${this.description.surface(world, rescan)}`;
   }
   resetVerifier(world: MiniGridWorld): void {
     this.world = world;
@@ -77,8 +83,8 @@ export class PickupInstruction {
   world!: MiniGridWorld;
   previousCarrying: WorldObject | null = null;
   constructor(readonly description: ObjectDescription) {}
-  surface(world: MiniGridWorld): string {
-    return `pick up ${this.description.surface(world)}`;
+  surface(world: MiniGridWorld, rescan = true): string {
+    return `pick up ${this.description.surface(world, rescan)}`;
   }
   resetVerifier(world: MiniGridWorld): void {
     this.world = world;
@@ -101,8 +107,8 @@ export class OpenInstruction {
   readonly kind = "open";
   world!: MiniGridWorld;
   constructor(readonly description: ObjectDescription) {}
-  surface(world: MiniGridWorld): string {
-    return `open ${this.description.surface(world)}`;
+  surface(world: MiniGridWorld, rescan = true): string {
+    return `open ${this.description.surface(world, rescan)}`;
   }
   resetVerifier(world: MiniGridWorld): void {
     this.world = world;
@@ -133,8 +139,8 @@ export class PutNextInstruction {
     readonly move: ObjectDescription,
     readonly fixed: ObjectDescription,
   ) {}
-  surface(world: MiniGridWorld): string {
-    return `put ${this.move.surface(world)} next to ${this.fixed.surface(world)}`;
+  surface(world: MiniGridWorld, rescan = true): string {
+    return `put ${this.move.surface(world, rescan)} next to ${this.fixed.surface(world, rescan)}`;
   }
   resetVerifier(world: MiniGridWorld): void {
     this.world = world;
@@ -213,8 +219,8 @@ abstract class SequenceInstruction {
 /** `BeforeInstr(a, b)`: "a, then b". When a succeeds, b is verified in the same step. */
 export class BeforeInstruction extends SequenceInstruction {
   readonly kind = "before";
-  surface(world: MiniGridWorld): string {
-    return `${this.a.surface(world)}, then ${this.b.surface(world)}`;
+  surface(world: MiniGridWorld, rescan = true): string {
+    return `${this.a.surface(world, rescan)}, then ${this.b.surface(world, rescan)}`;
   }
   verify(action: number): VerifyStatus {
     return this.verifyInOrder(action, true);
@@ -224,8 +230,8 @@ export class BeforeInstruction extends SequenceInstruction {
 /** `AfterInstr(a, b)`: "a after you b": b is verified first, then a (in the same step once b succeeds). */
 export class AfterInstruction extends SequenceInstruction {
   readonly kind = "after";
-  surface(world: MiniGridWorld): string {
-    return `${this.a.surface(world)} after you ${this.b.surface(world)}`;
+  surface(world: MiniGridWorld, rescan = true): string {
+    return `${this.a.surface(world, rescan)} after you ${this.b.surface(world, rescan)}`;
   }
   verify(action: number): VerifyStatus {
     return this.verifyInOrder(action, false);

@@ -70,13 +70,14 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
         if (!(error instanceof LevelRejectedError)) throw error;
       }
     }
-    this.mission = this.instruction.surface(this);
     this.carrying = null;
     this.stepCount = 0;
     this.lastReward = 0;
     this.terminated = false;
     this.truncated = false;
     this.instruction.resetVerifier(this);
+    // The verifier has just matched the objects on this grid: the mission text reuses those matches.
+    this.mission = this.instruction.surface(this, false);
     this.maxSteps = navigationsNeeded(this.instruction) * ROOM_SIZE * ROOM_SIZE * this.numRows * this.numCols;
   }
 
@@ -118,46 +119,39 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     }
     // goto and pickup name one object, putnext and the sequence two: one or two objects beyond the distractors.
     const single = this.task === "goto" || this.task === "pickup";
-    let first: WorldObject;
-    let second: WorldObject | null = null;
-    let order: (typeof BEFORE_OR_AFTER)[number] = "Before";
-    let accepted = false;
-    let reachable = false;
-    while (!accepted || !reachable) {
+    // The reference checks reachability before drawing the mission; the check draws nothing, so it runs
+    // last and only for a mission that is not excluded (about a third of putnext's draws are).
+    for (;;) {
       this.regenerateRooms();
       this.placeAgent();
       const objects = this.addDistractors(null, null, this.numDistractors + (single ? 1 : 2));
-      reachable = this.objectsReachable();
-      first = this.randomElement(objects);
-      if (!single) {
-        second = this.drawSecond(first, objects);
-        if (this.task === "pick_up_seq_go_to") order = this.randomElement(BEFORE_OR_AFTER);
-      }
-      accepted = !excluded(first.color, first.type) && (second === null || !excluded(second.color, second.type));
+      const first = this.randomElement(objects);
+      const second = single ? null : this.drawSecond(first, objects);
+      const order = this.task === "pick_up_seq_go_to" ? this.randomElement(BEFORE_OR_AFTER) : "Before";
+      if (excluded(first.color, first.type) || (second !== null && excluded(second.color, second.type))) continue;
+      if (!this.objectsReachable()) continue;
+      this.instruction = this.objectInstruction(first, second, order);
+      return;
     }
-    const firstDescription = new ObjectDescription(first!.type, first!.color);
-    if (this.task === "goto") this.instruction = new GoToInstruction(firstDescription);
-    else if (this.task === "pickup") this.instruction = new PickupInstruction(firstDescription);
-    else {
-      const secondDescription = new ObjectDescription(second!.type, second!.color);
-      if (this.task === "putnext") this.instruction = new PutNextInstruction(firstDescription, secondDescription);
-      else {
-        const pickup = new PickupInstruction(firstDescription);
-        const goTo = new GoToInstruction(secondDescription);
-        this.instruction = order === "Before" ? new BeforeInstruction(pickup, goTo) : new AfterInstruction(goTo, pickup);
-      }
-    }
+  }
+
+  /** The instruction about the drawn object(s), for every task but `open`. */
+  private objectInstruction(first: WorldObject, second: WorldObject | null, order: (typeof BEFORE_OR_AFTER)[number]): Instruction {
+    const firstDescription = new ObjectDescription(first.type, first.color);
+    if (this.task === "goto") return new GoToInstruction(firstDescription);
+    if (this.task === "pickup") return new PickupInstruction(firstDescription);
+    const secondDescription = new ObjectDescription((second as WorldObject).type, (second as WorldObject).color);
+    if (this.task === "putnext") return new PutNextInstruction(firstDescription, secondDescription);
+    const pickup = new PickupInstruction(firstDescription);
+    const goTo = new GoToInstruction(secondDescription);
+    return order === "Before" ? new BeforeInstruction(pickup, goTo) : new AfterInstruction(goTo, pickup);
   }
 
   /** The `open` branch: a locked room, distractors outside it, the agent outside it, "open the door". */
   private generateOpenMission(): void {
-    let doorColor: Color;
-    let colorInInstruction: Color | null;
-    let accepted = false;
-    let reachable = false;
-    while (!accepted || !reachable) {
+    for (;;) {
       this.regenerateRooms();
-      doorColor = this.randomElement(DOOR_COLORS);
+      const doorColor = this.randomElement(DOOR_COLORS);
       this.addLockedRoom(doorColor);
       this.connectAll();
       for (let j = 0; j < this.numRows; j++) {
@@ -167,11 +161,11 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
       }
       do this.placeAgent();
       while (this.roomFromPosition(this.agentX, this.agentY) === this.lockedRoom);
-      reachable = this.objectsReachable();
-      colorInInstruction = this.randomElement([null, doorColor]);
-      accepted = !excluded(colorInInstruction, "door");
+      const colorInInstruction = this.randomElement([null, doorColor]);
+      if (excluded(colorInInstruction, "door") || !this.objectsReachable()) continue;
+      this.instruction = new OpenInstruction(new ObjectDescription("door", colorInInstruction));
+      return;
     }
-    this.instruction = new OpenInstruction(new ObjectDescription("door", colorInInstruction!));
   }
 
   /** The fork's `add_locked_room(color)`: a locked door on an inner side, its key in another room. */

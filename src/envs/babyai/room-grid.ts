@@ -1,4 +1,4 @@
-import { COLOR_NAMES, DIRECTION_X, DIRECTION_Y, type Color, type ObjectType } from "./constants.ts";
+import { COLOR_NAMES, DIRECTION_X, DIRECTION_Y, TYPE_INDEX, WALL, type Color, type ObjectType } from "./constants.ts";
 import { Grid, WorldObject } from "./grid.ts";
 import { MiniGridWorld, rejectLevel } from "./world.ts";
 
@@ -47,6 +47,7 @@ export class RoomGridWorld extends MiniGridWorld {
   numRows: number;
   numCols: number;
   rooms: Room[][] = [];
+  private emptyLayout: ReadonlyArray<WorldObject | null> | null = null;
 
   constructor(roomSize: number, numRows: number, numCols: number) {
     super((roomSize - 1) * numCols + 1, (roomSize - 1) * numRows + 1);
@@ -88,15 +89,24 @@ export class RoomGridWorld extends MiniGridWorld {
 
   /** The fork's `_regen_grid`: clears the grid, resets the rooms in place and redraws door positions. */
   regenerateRooms(): void {
-    this.grid.clear();
+    // Cleared grid plus room walls is always the same layout: copied rather than drawn cell by cell.
+    const cells = this.grid.cells;
+    const layout = this.wallLayout();
+    for (let index = 0; index < cells.length; index++) cells[index] = layout[index] as WorldObject | null;
     for (let j = 0; j < this.numRows; j++) {
-      for (let i = 0; i < this.numCols; i++) {
-        const room = this.getRoom(i, j);
-        room.reset();
-        this.grid.wallRect(room.topX, room.topY, room.size, room.size);
-      }
+      for (let i = 0; i < this.numCols; i++) this.getRoom(i, j).reset();
     }
     this.drawDoorPositions();
+  }
+
+  /** The grid of the empty rooms (walls only), drawn once. */
+  private wallLayout(): ReadonlyArray<WorldObject | null> {
+    if (this.emptyLayout === null) {
+      const grid = new Grid(this.width, this.height);
+      for (const row of this.rooms) for (const room of row) grid.wallRect(room.topX, room.topY, room.size, room.size);
+      this.emptyLayout = grid.cells;
+    }
+    return this.emptyLayout;
   }
 
   private drawDoorPositions(): void {
@@ -227,27 +237,34 @@ export class RoomGridWorld extends MiniGridWorld {
     reached.fill(0, 0, size);
     const start = this.agentY * width + this.agentX;
     reached[start] = 1;
-    const neighborOffsets = [1, width, -1, -width];
     let top = 0;
     if (crossable(cells[start] as WorldObject | null)) stack[top++] = start;
     while (top > 0) {
       const index = stack[--top] as number;
-      for (const offset of neighborOffsets) {
-        const next = index + offset;
-        if (reached[next]) continue;
-        reached[next] = 1;
-        if (crossable(cells[next] as WorldObject | null)) stack[top++] = next;
-      }
+      top = reach(cells, reached, stack, top, index + 1);
+      top = reach(cells, reached, stack, top, index + width);
+      top = reach(cells, reached, stack, top, index - 1);
+      top = reach(cells, reached, stack, top, index - width);
     }
     for (let index = 0; index < size; index++) {
       const cell = cells[index];
-      if (cell && cell.type !== "wall" && !reached[index]) return false;
+      if (cell && cell.typeIndex !== WALL && !reached[index]) return false;
     }
     return true;
   }
 }
 
+const DOOR_TYPE = TYPE_INDEX.door;
+
+/** One step of the reachability fill: marks cell `next` reached and stacks it when crossable; returns the stack size. */
+function reach(cells: ReadonlyArray<WorldObject | null>, reached: Uint8Array, stack: Int32Array, top: number, next: number): number {
+  if (reached[next]) return top;
+  reached[next] = 1;
+  if (crossable(cells[next] as WorldObject | null)) stack[top++] = next;
+  return top;
+}
+
 /** An empty cell or a door (open, closed or locked): what the reachability fill walks through. */
 function crossable(cell: WorldObject | null): boolean {
-  return cell === null || cell.type === "door";
+  return cell === null || cell.typeIndex === DOOR_TYPE;
 }
