@@ -63,9 +63,12 @@ export function nameKind(naming: "person" | readonly string[]): NameKind {
 }
 
 /** Open-addressing table of the names taken in the world being built (cleared by stamp, never reallocated while it fits). */
-let capacity = 1024;
-let slotHashes = new Int32Array(capacity);
-let slotStamps = new Uint32Array(capacity);
+let capacity = 512;
+/**
+ * Per slot, its stamp then its hash, side by side: a probe reads one cache line (the table is read at
+ * random for every name, and cache misses were a large share of naming).
+ */
+let slotStampsAndHashes = new Int32Array(capacity * 2);
 let slotNames: string[] = new Array<string>(capacity).fill("");
 let tableStamp = 0;
 let tableSize = 0;
@@ -103,8 +106,8 @@ export class WorldNames {
     private readonly clusterWord: string | null,
   ) {
     this.clusterHash = clusterWord === null ? 0 : hashText(clusterWord);
-    if (++tableStamp === 0xffffffff) {
-      slotStamps.fill(0);
+    if (++tableStamp === 0x7fffffff) {
+      slotStampsAndHashes.fill(0);
       tableStamp = 1;
     }
     tableSize = 0;
@@ -112,8 +115,8 @@ export class WorldNames {
 
   has(name: string, hash: number): boolean {
     const mask = capacity - 1;
-    for (let slot = slotOf(hash) & mask; slotStamps[slot] === tableStamp; slot = (slot + 1) & mask) {
-      if (slotHashes[slot] === hash && slotNames[slot] === name) return true;
+    for (let slot = slotOf(hash) & mask; slotStampsAndHashes[2 * slot] === tableStamp; slot = (slot + 1) & mask) {
+      if (slotStampsAndHashes[2 * slot + 1] === hash && slotNames[slot] === name) return true;
     }
     return false;
   }
@@ -122,9 +125,9 @@ export class WorldNames {
     if (tableSize * 2 >= capacity) grow();
     const mask = capacity - 1;
     let slot = slotOf(hash) & mask;
-    while (slotStamps[slot] === tableStamp) slot = (slot + 1) & mask;
-    slotStamps[slot] = tableStamp;
-    slotHashes[slot] = hash;
+    while (slotStampsAndHashes[2 * slot] === tableStamp) slot = (slot + 1) & mask;
+    slotStampsAndHashes[2 * slot] = tableStamp;
+    slotStampsAndHashes[2 * slot + 1] = hash;
     slotNames[slot] = name;
     tableSize++;
   }
@@ -271,22 +274,21 @@ function grow(): void {
   const names: string[] = [];
   const hashes: number[] = [];
   for (let slot = 0; slot < capacity; slot++) {
-    if (slotStamps[slot] === tableStamp) {
+    if (slotStampsAndHashes[2 * slot] === tableStamp) {
       names.push(slotNames[slot] as string);
-      hashes.push(slotHashes[slot] as number);
+      hashes.push(slotStampsAndHashes[2 * slot + 1] as number);
     }
   }
   capacity *= 2;
-  slotHashes = new Int32Array(capacity);
-  slotStamps = new Uint32Array(capacity);
+  slotStampsAndHashes = new Int32Array(capacity * 2);
   slotNames = new Array<string>(capacity).fill("");
   tableSize = 0;
   const mask = capacity - 1;
   for (let i = 0; i < names.length; i++) {
     let slot = slotOf(hashes[i] as number) & mask;
-    while (slotStamps[slot] === tableStamp) slot = (slot + 1) & mask;
-    slotStamps[slot] = tableStamp;
-    slotHashes[slot] = hashes[i] as number;
+    while (slotStampsAndHashes[2 * slot] === tableStamp) slot = (slot + 1) & mask;
+    slotStampsAndHashes[2 * slot] = tableStamp;
+    slotStampsAndHashes[2 * slot + 1] = hashes[i] as number;
     slotNames[slot] = names[i] as string;
     tableSize++;
   }

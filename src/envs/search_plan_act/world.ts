@@ -2,6 +2,7 @@ import type { Random } from "../../core/index.ts";
 import type { SearchPlanConfig } from "./config.ts";
 import { placeName, surname } from "./names.ts";
 import { nameKind, WorldNames, type NameKind } from "./naming.ts";
+import { clearTakenNumbers, numberGroup, takeNumber } from "./taken-numbers.ts";
 import type { FieldSpec, RelationSpec, Theme, TypeSpec } from "./themes.ts";
 
 export type FieldValue = string | number;
@@ -75,30 +76,6 @@ export function randomFieldValue(field: FieldSpec, random: Random, places: reado
 const HUNDRED = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, "0"));
 const THOUSAND = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, "0"));
 
-/**
- * The record-id numbers taken, per id prefix: a stamp per number ("EMP-0192" → 192), equal to the
- * current world's stamp when the world being built has used it, so no set of id strings is needed.
- * Codes ("PX-44712" → 44712) likewise, per code prefix, so drawing a code never scans the codes taken.
- */
-const idStampsByPrefix = new Map<string, Uint8Array>();
-const codeStampsByPrefix = new Map<string, Uint8Array>();
-let worldStamp = 0;
-
-function stampsOf(tables: Map<string, Uint8Array>, prefix: string, size: number): Uint8Array {
-  let stamps = tables.get(prefix);
-  if (!stamps) tables.set(prefix, (stamps = new Uint8Array(size)));
-  return stamps;
-}
-
-function nextWorldStamp(): number {
-  if (worldStamp === 255) {
-    for (const stamps of idStampsByPrefix.values()) stamps.fill(0);
-    for (const stamps of codeStampsByPrefix.values()) stamps.fill(0);
-    worldStamp = 0;
-  }
-  return ++worldStamp;
-}
-
 const ENUM = 0;
 const INTEGER = 1;
 const MONEY = 2;
@@ -115,9 +92,9 @@ interface FieldPlan {
   high: number;
   step: number;
   values: readonly string[];
-  /** CODE fields: the start of a code ("PX-") and its prefix's stamps of the numbers taken (shared by fields with that prefix). */
+  /** CODE fields: the start of a code ("PX-") and its prefix's group of numbers taken (taken-numbers.ts). */
   codeStart: string;
-  codeStamps: Uint8Array;
+  codeGroup: number;
 }
 
 interface TypePlan {
@@ -125,7 +102,8 @@ interface TypePlan {
   /** "EMP-" */
   idStart: string;
   names: NameKind;
-  stamps: Uint8Array;
+  /** The id prefix's group of numbers taken (taken-numbers.ts). */
+  idGroup: number;
   fields: FieldPlan[];
   /** Makes the fields object of a record of this type from its values in field order. */
   makeFields: (values: readonly FieldValue[]) => Record<string, FieldValue>;
@@ -150,8 +128,6 @@ interface ThemePlan {
 
 const themePlans = new WeakMap<Theme, ThemePlan>();
 
-const NO_STAMPS = new Uint8Array(0);
-
 function fieldPlan(field: FieldSpec): FieldPlan {
   const high = field.max ?? 0;
   return {
@@ -162,7 +138,7 @@ function fieldPlan(field: FieldSpec): FieldPlan {
     step: high >= 100000 ? 100 : 5,
     values: field.values ?? [],
     codeStart: `${field.code}-`,
-    codeStamps: field.code ? stampsOf(codeStampsByPrefix, field.code, 100000) : NO_STAMPS,
+    codeGroup: field.code ? numberGroup(`code ${field.code}`) : -1,
   };
 }
 
@@ -184,7 +160,7 @@ function planOf(theme: Theme): ThemePlan {
     spec,
     idStart: `${spec.prefix}-`,
     names: nameKind(spec.naming),
-    stamps: stampsOf(idStampsByPrefix, spec.prefix, 10000),
+    idGroup: numberGroup(`id ${spec.prefix}`),
     fields: spec.fields.map(fieldPlan),
     makeFields: fieldsMaker(spec.fields),
   }));
@@ -238,7 +214,7 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
   const counts = types.map(() => 3);
   for (let extra = config.worldSize - 3 * types.length; extra > 0; extra--) counts[random.integer(0, types.length - 1)]++;
 
-  const stamp = nextWorldStamp();
+  clearTakenNumbers();
   const records: WorldRecord[] = [];
   /** Where each type's records start in `records` (they are made type by type). */
   const offsets: number[] = [];
@@ -258,24 +234,21 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
     let count = counts[typeIndex] as number;
     const clusterSize = cluster && cluster.type === type.name ? config.nameClusterSize : 0;
     count = Math.max(count, clusterSize + 2);
-    const stamps = typePlan.stamps;
+    const idGroup = typePlan.idGroup;
     const fieldPlans = typePlan.fields;
     for (let position = 0; position < count; position++) {
       let number: number;
       do number = random.integer(0, 9999);
-      while (stamps[number] === stamp);
-      stamps[number] = stamp;
+      while (!takeNumber(idGroup, number));
       const id = typePlan.idStart + HUNDRED[Math.floor(number / 100)] + HUNDRED[number % 100];
       const inCluster = position < clusterSize;
       const name = names.make(typePlan.names, inCluster);
       for (let fieldIndex = 0; fieldIndex < fieldPlans.length; fieldIndex++) {
         const field = fieldPlans[fieldIndex] as FieldPlan;
         if (field.kind === CODE) {
-          const codeStamps = field.codeStamps;
           let code: number;
           do code = random.integer(10000, 99999);
-          while (codeStamps[code] === stamp);
-          codeStamps[code] = stamp;
+          while (!takeNumber(field.codeGroup, code));
           // Codes run from 10000 to 99999: two digits, then three.
           fieldValues[fieldIndex] = field.codeStart + HUNDRED[Math.floor(code / 1000)] + THOUSAND[code % 1000];
         } else {
