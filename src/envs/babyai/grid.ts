@@ -1,5 +1,8 @@
 import { TYPE_INDEX, type Color, type ObjectType } from "./constants.ts";
 
+/** `TYPE_INDEX`, copied once: run through tsx, each use of an imported binding is a getter call. */
+const TYPE_INDICES: Readonly<Record<ObjectType, number>> = TYPE_INDEX;
+
 /**
  * A Minigrid world object (`minigrid/core/world_object.py`). Identity matters: instructions and the
  * verifiers compare objects by reference.
@@ -17,7 +20,7 @@ export class WorldObject {
 
   constructor(type: ObjectType, color: Color, options: { locked?: boolean } = {}) {
     this.type = type;
-    this.typeIndex = TYPE_INDEX[type];
+    this.typeIndex = TYPE_INDICES[type];
     this.color = color;
     if (options.locked) this.isLocked = true;
   }

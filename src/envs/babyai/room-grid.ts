@@ -1,4 +1,4 @@
-import { COLOR_NAMES, DIRECTION_X, DIRECTION_Y, TYPE_INDEX, WALL, type Color, type ObjectType } from "./constants.ts";
+import { COLOR_NAMES, DIRECTION_X, DIRECTION_Y, TYPE_INDEX, type Color, type ObjectType } from "./constants.ts";
 import { Grid, WorldObject } from "./grid.ts";
 import { MiniGridWorld, rejectLevel } from "./world.ts";
 
@@ -30,6 +30,14 @@ export class Room {
 }
 
 const OBJECT_KINDS = ["key", "ball", "box"] as const;
+
+// Imported constants read on every object placement or reachability step, copied into this module
+// once: run through tsx, each use of an imported binding is a getter call (it showed as ~6% of a reset).
+const COLORS: readonly Color[] = COLOR_NAMES;
+const STEP_X: readonly number[] = DIRECTION_X;
+const STEP_Y: readonly number[] = DIRECTION_Y;
+const WALL_TYPE = TYPE_INDEX.wall;
+const DOOR_TYPE = TYPE_INDEX.door;
 
 /** `reject_next_to`: rejects cells within Manhattan distance 1 of the agent. */
 export function rejectNextTo(world: MiniGridWorld, x: number, y: number): boolean {
@@ -147,7 +155,7 @@ export class RoomGridWorld extends MiniGridWorld {
     const room = this.getRoom(i, j);
     for (;;) {
       this.placeAgentIn(room.topX, room.topY, room.size, room.size, 1000);
-      const front = this.grid.get(this.agentX + (DIRECTION_X[this.agentDir] as number), this.agentY + (DIRECTION_Y[this.agentDir] as number));
+      const front = this.grid.get(this.agentX + (STEP_X[this.agentDir] as number), this.agentY + (STEP_Y[this.agentDir] as number));
       if (front === null || front.type === "wall") return;
     }
   }
@@ -155,7 +163,7 @@ export class RoomGridWorld extends MiniGridWorld {
   /** `add_object` + `place_in_room`: kind then colour drawn when not given; never next to the agent. */
   addObject(i: number, j: number, kind: ObjectType | null, color: Color | null): WorldObject {
     const chosenKind = kind ?? this.randomElement(OBJECT_KINDS);
-    const chosenColor = color ?? this.randomElement(COLOR_NAMES);
+    const chosenColor = color ?? this.randomElement(COLORS);
     const object = new WorldObject(chosenKind, chosenColor);
     const room = this.getRoom(i, j);
     this.placeObject(object, room.topX, room.topY, room.size, room.size, rejectNextTo, 1000);
@@ -200,7 +208,7 @@ export class RoomGridWorld extends MiniGridWorld {
       const room = this.getRoom(i, j);
       if (!room.doorPositions[side] || room.doors[side]) continue;
       if (room.locked || (room.neighbors[side] as Room).locked) continue;
-      this.addDoor(i, j, side, this.randomElement(COLOR_NAMES), false);
+      this.addDoor(i, j, side, this.randomElement(COLORS), false);
     }
   }
 
@@ -208,7 +216,7 @@ export class RoomGridWorld extends MiniGridWorld {
   addDistractors(i: number | null, j: number | null, count: number): WorldObject[] {
     const added: WorldObject[] = [];
     while (added.length < count) {
-      const color = this.randomElement(COLOR_NAMES);
+      const color = this.randomElement(COLORS);
       const kind = this.randomElement(OBJECT_KINDS);
       const roomI = i ?? this.randomInteger(0, this.numCols);
       const roomJ = j ?? this.randomInteger(0, this.numRows);
@@ -248,13 +256,11 @@ export class RoomGridWorld extends MiniGridWorld {
     }
     for (let index = 0; index < size; index++) {
       const cell = cells[index];
-      if (cell && cell.typeIndex !== WALL && !reached[index]) return false;
+      if (cell && cell.typeIndex !== WALL_TYPE && !reached[index]) return false;
     }
     return true;
   }
 }
-
-const DOOR_TYPE = TYPE_INDEX.door;
 
 /** One step of the reachability fill: marks cell `next` reached and stacks it when crossable; returns the stack size. */
 function reach(cells: ReadonlyArray<WorldObject | null>, reached: Uint8Array, stack: Int32Array, top: number, next: number): number {
