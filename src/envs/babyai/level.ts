@@ -202,7 +202,7 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     const moveSet = instruction.move.objectSet;
     const fixedSet = instruction.fixed.objectSet;
     // "there are objects that match both lhs and rhs of PutNext"
-    if (moveSet.some((object) => fixedSet.includes(object))) return false;
+    for (const object of moveSet) if (fixedSet.includes(object)) return false;
     // "objs already next to each other"
     if (instruction.objectsNext()) return false;
     // "cannot move an object next to itself"
@@ -212,5 +212,7 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
 
 /** Whether a description of this colour (null: any) and type puts an excluded pair in the mission. */
 function excluded(color: Color | null, type: ObjectType): boolean {
-  return EXCLUDED_PAIRS.some(([excludedColor, excludedType]) => excludedColor === color && excludedType === type);
+  // A loop, not .some(callback): run through tsx, each callback created also calls a naming helper.
+  for (const [excludedColor, excludedType] of EXCLUDED_PAIRS) if (excludedColor === color && excludedType === type) return true;
+  return false;
 }

@@ -75,30 +75,35 @@ export function isVisible(vx: number, vy: number): boolean {
   return visible[vy * SIZE + vx] === 1;
 }
 
+/**
+ * Appends a line. A module function rather than a closure per call: run through tsx, every closure
+ * created also calls its name helper, and this runs on every reset and step.
+ */
+function joinLine(text: string, line: string): string {
+  return text === "" ? line : `${text}\n${line}`;
+}
+
 /** The BALROG text observation (`long_term_context`) for the world's current state. */
 export function describeObservation(world: MiniGridWorld): string {
   computeView(world);
   let text = "";
-  const push = (line: string) => {
-    text = text === "" ? line : `${text}\n${line}`;
-  };
-  if (world.carrying) push(`You carry a ${world.carrying.color} ${world.carrying.type}`);
+  if (world.carrying) text = joinLine(text, `You carry a ${world.carrying.color} ${world.carrying.type}`);
   for (let j = SIZE - 2; j >= 0; j--) {
     const type = viewTypes[j * SIZE + 3] as number;
     if (type <= 1) continue;
-    if (type === 2) push(`a wall ${STEPS[SIZE - 1 - j]} forward`);
+    if (type === 2) text = joinLine(text, `a wall ${STEPS[SIZE - 1 - j]} forward`);
     break;
   }
   for (let i = 2; i >= 0; i--) {
     const type = viewTypes[(SIZE - 1) * SIZE + i] as number;
     if (type <= 1) continue;
-    if (type === 2) push(`a wall ${STEPS[3 - i]} left`);
+    if (type === 2) text = joinLine(text, `a wall ${STEPS[3 - i]} left`);
     break;
   }
   for (let i = 4; i < SIZE; i++) {
     const type = viewTypes[(SIZE - 1) * SIZE + i] as number;
     if (type <= 1) continue;
-    if (type === 2) push(`a wall ${STEPS[i - 3]} right`);
+    if (type === 2) text = joinLine(text, `a wall ${STEPS[i - 3]} right`);
     break;
   }
   for (let i = 0; i < SIZE; i++) {
@@ -113,7 +118,7 @@ export function describeObservation(world: MiniGridWorld): string {
       if (side === 0) where = `${STEPS[ahead]} forward`;
       else if (ahead === 0) where = `${STEPS[Math.abs(side)]} ${side < 0 ? "left" : "right"}`;
       else where = `${STEPS[Math.abs(side)]} ${side < 0 ? "left" : "right"} and ${STEPS[ahead]} forward`;
-      push(prefix + where);
+      text = joinLine(text, prefix + where);
     }
   }
   return text;
