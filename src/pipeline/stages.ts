@@ -2,7 +2,7 @@ import type { WriteStream } from "node:fs";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig, type AnyEnvironment } from "../core/index.ts";
-import { prepareTrajectorySft } from "../data/sft/trajectories.ts";
+import { prepareTrajectorySft, writeTrajectoryConversations } from "../data/sft/trajectories.ts";
 import { ENVIRONMENTS, getEnvironment } from "../envs/registry.ts";
 import type { ProgressStream } from "../eval/progress.ts";
 import { createReport } from "../eval/report/index.ts";
@@ -54,6 +54,7 @@ function flagArgs(flags: Record<string, string | number | boolean>): string[] {
 
 const dataPaths = (out: string) => ({
   trajectories: join(out, "data", "trajectories"),
+  corpus: join(out, "data", "tokenizer-corpus.jsonl"),
   rows: join(out, "data", "sft.jsonl"),
   prompts: join(out, "data", "prompts.parquet"),
 });
@@ -62,7 +63,18 @@ function environment(config: PipelineConfig): AnyEnvironment {
   return getEnvironment(config.env);
 }
 
-const tinyModelCommand = (python: string, directory: string) => [python, join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"), directory];
+function tinyModelCommand(config: PipelineConfig, python: string, out: string): string[] {
+  const base = config.base;
+  if (base.kind !== "tiny-qwen3") return [];
+  const corpus = usesCorpus(config) ? ["--corpus", dataPaths(out).corpus] : [];
+  const vocabulary = base.vocabularySize ? ["--vocab-size", String(base.vocabularySize)] : [];
+  const pretraining = base.pretrainSteps > 0 ? ["--pretrain-steps", String(base.pretrainSteps)] : [];
+  const size = ["--hidden-size", String(base.hiddenSize), "--layers", String(base.layers)];
+  return [python, join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"), modelPaths(config, out).base, ...size, ...corpus, ...vocabulary, ...pretraining];
+}
+
+/** A tiny model whose vocabulary or pretraining learns from the SFT trajectories is built after them. */
+const usesCorpus = (config: PipelineConfig) => config.base.kind === "tiny-qwen3" && (config.base.vocabularySize !== undefined || config.base.pretrainSteps > 0);
 
 const dataStage: Stage = {
   name: "data",
@@ -70,7 +82,7 @@ const dataStage: Stage = {
   plan({ config, out, python }) {
     const paths = dataPaths(out);
     const lines: string[] = [];
-    if (config.base.kind === "tiny-qwen3") lines.push(shell(tinyModelCommand(python, modelPaths(config, out).base)));
+    if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) lines.push(shell(tinyModelCommand(config, python, out)));
     const envConfig = JSON.stringify(config.envConfig);
     if (config.sft) {
       for (const policy of config.data.policies)
@@ -94,6 +106,10 @@ const dataStage: Stage = {
             paths.trajectories,
           ]),
         );
+      if (usesCorpus(config)) {
+        lines.push(shell(["toolgym", "sft", "conversations", paths.trajectories, "--out", paths.corpus]));
+        lines.push(shell(tinyModelCommand(config, python, out)));
+      }
       const minReward = config.data.minReward !== undefined ? ["--min-reward", String(config.data.minReward)] : [];
       lines.push(
         shell([
@@ -136,10 +152,13 @@ const dataStage: Stage = {
     const { config, out, python, log } = context;
     const paths = dataPaths(out);
     const env = environment(config);
-    if (config.base.kind === "tiny-qwen3") {
-      context.note("building the tiny Qwen3 (random weights, the real Qwen3 tokenizer and chat template)");
-      await startLogged(tinyModelCommand(python, modelPaths(config, out).base), log).done;
-    }
+    const buildTinyModel = async () => {
+      context.note(
+        `building the tiny Qwen3 (random weights, ${config.base.kind === "tiny-qwen3" && config.base.vocabularySize ? "a BPE vocabulary trained on the trajectories" : "the real Qwen3 tokenizer"}${config.base.kind === "tiny-qwen3" && config.base.pretrainSteps ? ", pretrained on them" : ""}, Qwen3's chat template)`,
+      );
+      await startLogged(tinyModelCommand(config, python, out), log).done;
+    };
+    if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) await buildTinyModel();
     if (config.sft) {
       const envConfig = parseConfig(env.id, env.configSchema, config.envConfig);
       for (const policy of config.data.policies) {
@@ -151,6 +170,11 @@ const dataStage: Stage = {
           quiet: true,
           ...(context.signal ? { signal: context.signal } : {}),
         });
+      }
+      if (usesCorpus(config)) {
+        const conversations = await writeTrajectoryConversations([paths.trajectories], paths.corpus);
+        log.write(`tokenizer corpus: ${conversations} conversations\n`);
+        await buildTinyModel();
       }
       context.note("SFT rows: every assistant turn, double-rendered and prefix-checked");
       const report = await prepareTrajectorySft({

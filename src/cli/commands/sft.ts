@@ -5,7 +5,7 @@ import { DataError, UsageError } from "../../core/index.ts";
 import { prepareTau2Sft } from "../../data/sft/pipeline.ts";
 import { formatSftReport } from "../../data/sft/stats.ts";
 import { generateTau2Lines } from "../../data/synth/generate.ts";
-import { prepareTrajectorySft } from "../../data/sft/trajectories.ts";
+import { prepareTrajectorySft, writeTrajectoryConversations } from "../../data/sft/trajectories.ts";
 import type { CommandContext } from "../io.ts";
 import { parseInteger, parseNumber, parseText, requireDirectory, requireInputFile } from "../options.ts";
 import { writeOutputAtomically } from "../output-file.ts";
@@ -119,6 +119,17 @@ export function registerSft(program: Command, { io }: CommandContext): void {
         io.stdout.write(`${formatSftReport(report)}\n${report.episodes} episodes; wrote ${options.out} and ${reportPath}\n`);
       },
     );
+  sft
+    .command("conversations")
+    .description("toolgym runs (results.jsonl) → one {messages, tools} line per scored episode, tool-call arguments as objects (e.g. a tokenizer corpus).")
+    .argument("<run-dirs...>", "run directories written by toolgym eval, or folders holding them")
+    .requiredOption("--out <file>", "output JSONL file", parseText("--out"))
+    .option("--min-reward <x>", "keep only episodes whose reward is at least x (default: every scored episode)", parseNumber("--min-reward"))
+    .action(async (runs: string[], options: { out: string; minReward?: number }) => {
+      for (const run of runs) requireDirectory("run directory", run);
+      const count = await writeOutputAtomically(options.out, (output) => writeTrajectoryConversations(runs, output, options.minReward));
+      io.stdout.write(`wrote ${count} conversations to ${options.out}\n`);
+    });
   sft
     .command("synth")
     .description("Write realistic synthetic Tau2-format SFT lines (airline/retail/telecom) for tests and benchmarks.")

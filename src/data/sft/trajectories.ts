@@ -74,35 +74,55 @@ export function trajectoryLines(record: ResultRecord, tools: unknown[]): string[
   return lines;
 }
 
-/** Writes the intermediate lines file; returns how many episodes and lines went in. */
-async function writeLines(options: TrajectorySftOptions, path: string): Promise<{ episodes: number; lines: number }> {
-  const directories = options.runs.flatMap((run) => findRunDirectories(run, 3));
+/** Calls `each` with every scored episode (at least `minReward`) of the runs and its tool schemas. */
+function forEachEpisode(runs: readonly string[], minReward: number | undefined, each: (record: ResultRecord, tools: unknown[]) => void): void {
+  const directories = runs.flatMap((run) => findRunDirectories(run, 3));
   if (directories.length === 0)
     throw new DataError({
       code: "SFT_NO_RUNS",
-      message: `no run directory (with metadata.json) under ${options.runs.join(", ")}; pass directories written by toolgym eval`,
+      message: `no run directory (with metadata.json) under ${runs.join(", ")}; pass directories written by toolgym eval`,
     });
-  const stream = createWriteStream(path);
   const cache = new Map<string, unknown[]>();
-  let episodes = 0;
-  let count = 0;
-  const pending: string[] = [];
-  for (const directory of directories) {
+  for (const directory of directories)
     scanResults(join(directory, RESULTS_FILE), (record) => {
       if (record.status !== "scored" || record.reward === null) return;
-      if (options.minReward !== undefined && record.reward < options.minReward) return;
-      const trajectory = record.info.trajectory as unknown as Trajectory;
-      episodes++;
-      pending.push(...trajectoryLines(record, toolsOf(trajectory, cache)));
+      if (minReward !== undefined && record.reward < minReward) return;
+      each(record, toolsOf(record.info.trajectory as unknown as Trajectory, cache));
     });
-    for (const line of pending.splice(0)) {
-      count++;
-      if (!stream.write(`${line}\n`)) await once(stream, "drain");
-    }
-  }
+}
+
+async function writeJsonLines(path: string, lines: readonly string[]): Promise<void> {
+  const stream = createWriteStream(path);
+  for (const line of lines) if (!stream.write(`${line}\n`)) await once(stream, "drain");
   stream.end();
   await once(stream, "finish");
-  return { episodes, lines: count };
+}
+
+/** Writes the intermediate lines file; returns how many episodes and lines went in. */
+async function writeLines(options: TrajectorySftOptions, path: string): Promise<{ episodes: number; lines: number }> {
+  let episodes = 0;
+  const lines: string[] = [];
+  forEachEpisode(options.runs, options.minReward, (record, tools) => {
+    episodes++;
+    lines.push(...trajectoryLines(record, tools));
+  });
+  await writeJsonLines(path, lines);
+  return { episodes, lines: lines.length };
+}
+
+/**
+ * `toolgym sft conversations`: one `{messages, tools}` line per scored episode, the whole conversation with
+ * tool-call arguments as objects (what a chat template renders), e.g. to train a tokenizer on. Returns the count.
+ */
+export async function writeTrajectoryConversations(runs: readonly string[], output: string, minReward?: number): Promise<number> {
+  const lines: string[] = [];
+  forEachEpisode(runs, minReward, (record, tools) => {
+    const messages = [...(record.prompt as Message[]), ...(record.completion as Message[])].map(withParsedArguments);
+    lines.push(JSON.stringify({ messages, tools }));
+  });
+  if (lines.length === 0) throw new DataError({ code: "SFT_NO_EPISODES", message: `no scored episode in ${runs.join(", ")}` });
+  await writeJsonLines(output, lines);
+  return lines.length;
 }
 
 /** Trajectories → pretokenised SFT rows; the report counts rows in (assistant turns) and out like `sft tau2`. */
