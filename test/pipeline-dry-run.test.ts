@@ -95,6 +95,35 @@ describe("toolgym pipeline --preset seed --dry-run", () => {
   });
 });
 
+describe("toolgym pipeline --preset tiny --dry-run", () => {
+  it("builds the tiny model from the trajectories: vocabulary and pretraining after them, SFT rows after the model", async () => {
+    const out = join(work, "tiny");
+    const result = await runCli(["pipeline", "--preset", "tiny", "--dry-run", "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    const data = commandsByStage(result.stdout).get("data") ?? [];
+    const position = (pattern: RegExp) => data.findIndex((line) => pattern.test(line));
+    const trajectories = position(/^toolgym eval --env search_plan_act --agent noisy_oracle_0\.3 --split train /);
+    const corpus = position(new RegExp(`^toolgym sft conversations ${out}/data/trajectories --out ${out}/data/tokenizer-corpus\\.jsonl$`));
+    const model = position(/make-tiny-qwen3\.py .*--corpus .*tokenizer-corpus\.jsonl --vocab-size 4096 --pretrain-steps \d+/);
+    const rows = position(new RegExp(`^toolgym sft trajectories .* --model-dir ${out}/data/base-model `));
+    assert.ok(trajectories >= 0 && trajectories < corpus && corpus < model && model < rows, data.join("\n"));
+    const grpo = (commandsByStage(result.stdout).get("grpo") ?? []).find((line) => line.includes("train_grpo.py")) ?? "";
+    for (const flag of ["--lora-r 0", "--use-cpu", "--no-use-vllm", `--model ${out}/sft/model`])
+      assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
+    assert.match(result.stdout, /benchmark: search_plan_act\n(?:.*\n){1,12}?\s+n: 200\n/);
+  });
+
+  it("refuses a tiny model that learns from trajectories when there are none", async () => {
+    const printed = await runCli(["pipeline", "--preset", "tiny", "--dry-run"]);
+    const yaml = printed.stdout.split("## config\n\n")[1]!.split("\n\n## evaluation suite")[0]!;
+    const config = join(work, "tiny-no-data.yaml");
+    writeFileSync(config, yaml.replace(/episodes: 300/, "episodes: 0"));
+    const result = await runCli(["pipeline", "--config", config, "--dry-run"]);
+    assert.equal(result.code, 1, result.stdout);
+    assert.match(result.stderr, /base\.vocabularySize.*data\.episodes.*\[PIPELINE_CONFIG_INVALID\]/);
+  });
+});
+
 describe("GRPO signal check", () => {
   const line = (values: Record<string, number>) => `{'loss': 0.0}\nTOOLGYM_METRICS ${JSON.stringify(values)}`.split("\n")[1] as string;
 
