@@ -13,9 +13,12 @@ With --corpus and --vocab-size the tokenizer is instead a small byte-level BPE t
 embedding and output head, not the transformer, set the cost of a tiny model, and domain merges shorten
 the prompts several-fold. What it keeps from Qwen3: the chat template, all 26 added tokens (same text, same
 special flags, placed after the BPE vocabulary as in Qwen3) and byte-level BPE, so every string still
-encodes. What it changes: the vocabulary and merges, and the pre-tokenizer, which splits only at newlines
-and digits, so a merge can span words (a whole fixed sentence of the system prompt is one token) and a
-number is always spelled digit by digit, the same in a record and in an answer.
+encodes. What it changes: the vocabulary and merges, and the pre-tokenizer, which isolates only newlines,
+runs of digits and capitalised words (or codes), so a merge can span words (a whole fixed sentence of the
+system prompt is one token), while a number, a name or a code is tokenised the same wherever it appears (in
+the question, a search hit, a record, an answer): what a model copies is the same ids. Digit runs rather
+than single digits, because a tiny model copies by matching the token before the one it copies, and single
+digits recur too often in a record for that match to be unique.
 
 With --pretrain-steps the random model is then trained as a causal LM on those whole conversations (see
 `pretrain`): the stand-in for a real base model's pretraining, before any SFT.
@@ -95,7 +98,7 @@ def train_domain_tokenizer(out: Path, texts: list[str], vocab_size: int, min_fre
     segments = [segment for text in texts for segment in splitter.split(text) if segment]
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Split(Regex(r"\n|\p{N}|\p{Lu}\p{Ll}*"), behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+        [pre_tokenizers.Split(Regex(r"\n|\p{N}+|\p{Lu}+\p{Ll}*"), behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
     )
     tokenizer.decoder = decoders.ByteLevel()
     # A merge must recur across many conversations: text every conversation shares (instructions, schemas,

@@ -148,10 +148,15 @@ describe("the tiny pipeline's domain vocabulary", () => {
     const length = (list: Row[]) => list.reduce((sum, row) => sum + row.input_ids.length, 0);
     assert.ok(length(produced) * 3 < length(readRows(real)), `${length(produced)} tokens vs ${length(readRows(real))} with Qwen3's vocabulary`);
 
-    // Numbers are spelled digit by digit wherever they appear, so copying a value copies the same ids.
+    // A value, a name or a code is tokenised the same wherever it appears, so copying it copies the same ids.
     const tokenizer = SegmentTokenizer.fromDirectory(model);
-    const digits = (text: string) => tokenizer.encodeUncached(text).map((id) => tokenizer.decode([id]));
-    assert.deepEqual(digits('"pages":1192').slice(-4), ["1", "1", "9", "2"]);
-    assert.deepEqual(digits('"answer": "1192"}').slice(-5, -1), ["1", "1", "9", "2"]);
+    const tokensOf = (value: string, context: [string, string]) => {
+      const [before, after] = [tokenizer.encodeUncached(context[0]).length, tokenizer.encodeUncached(context[1]).length];
+      const ids = tokenizer.encodeUncached(`${context[0]}${value}${context[1]}`);
+      assert.equal(tokenizer.decode(ids.slice(before, ids.length - after)), value, `${value} is tokenised apart from its context`);
+      return ids.slice(before, ids.length - after);
+    };
+    for (const value of ["1192", "BOK-5727", "Veliolmarork Almanac", "2014-03-18"])
+      assert.deepEqual(tokensOf(value, ['"pages":', ","]), tokensOf(value, ['{"status": "done", "answer": "', '"}}']), value);
   });
 });
