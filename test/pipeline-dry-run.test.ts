@@ -117,7 +117,7 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     const printed = await runCli(["pipeline", "--preset", "tiny", "--dry-run"]);
     const yaml = printed.stdout.split("## config\n\n")[1]!.split("\n\n## evaluation suite")[0]!;
     const config = join(work, "tiny-no-data.yaml");
-    writeFileSync(config, yaml.replace(/episodes: 300/, "episodes: 0"));
+    writeFileSync(config, yaml.replace(/episodes: 3000/, "episodes: 0"));
     const result = await runCli(["pipeline", "--config", config, "--dry-run"]);
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stderr, /base\.vocabularySize.*data\.episodes.*\[PIPELINE_CONFIG_INVALID\]/);
