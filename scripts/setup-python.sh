@@ -16,6 +16,10 @@ if ! .venv/bin/python -c "import torch, transformers, trl, peft, jinja2, fastapi
   .venv/bin/pip install --retries 0 -q torch==2.13.0 transformers==5.18.0 trl==1.13.0 peft==0.21.0 accelerate==1.15.0 datasets==5.0.1 \
     jinja2==3.1.6 tokenizers==0.23.2 safetensors==0.8.0 fastapi==0.142.2 uvicorn==0.54.0 openai==3.22.1
 fi
+# uvicorn[standard]'s event loop and HTTP parser: the server benchmark's baseline is what users deploy.
+if ! .venv/bin/python -c "import uvloop, httptools" >/dev/null 2>&1; then
+  .venv/bin/pip install --retries 0 -q uvloop==0.23.0 httptools==0.8.0
+fi
 .venv/bin/pip install --retries 0 -q --no-deps ./python
 .venv/bin/python -c "import torch, transformers, trl, toolgym_trl; print('python ok: torch', torch.__version__, 'transformers', transformers.__version__, 'trl', trl.__version__)"
 echo "$stamp" >"$stamp_file"

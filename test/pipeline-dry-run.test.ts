@@ -104,7 +104,7 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     const position = (pattern: RegExp) => data.findIndex((line) => pattern.test(line));
     const trajectories = position(/^toolgym eval --env search_plan_act --agent noisy_oracle_0\.3 --split train /);
     const corpus = position(new RegExp(`^toolgym sft conversations ${out}/data/trajectories --out ${out}/data/tokenizer-corpus\\.jsonl$`));
-    const model = position(/make-tiny-qwen3\.py .*--corpus .*tokenizer-corpus\.jsonl --vocab-size 4096 --pretrain-steps \d+/);
+    const model = position(/make-tiny-qwen3\.py .*--corpus .*tokenizer-corpus\.jsonl --vocab-size 4096 --induction-steps \d+ --pretrain-steps \d+/);
     const rows = position(new RegExp(`^toolgym sft trajectories .* --model-dir ${out}/data/base-model `));
     assert.ok(trajectories >= 0 && trajectories < corpus && corpus < model && model < rows, data.join("\n"));
     const grpo = (commandsByStage(result.stdout).get("grpo") ?? []).find((line) => line.includes("train_grpo.py")) ?? "";

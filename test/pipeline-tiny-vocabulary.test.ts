@@ -91,9 +91,23 @@ describe("the tiny pipeline's domain vocabulary", () => {
       "32",
       "--layers",
       "1",
+      "--induction-steps",
+      "20",
+      "--pretrain-steps",
+      "10",
     ]);
     assert.equal(made.status, 0, made.stderr);
-    const vocabSize = (JSON.parse(made.stdout.trim().split("\n").at(-1)!) as { vocabSize: number }).vocabSize;
+    const report = JSON.parse(made.stdout.trim().split("\n").at(-1)!) as {
+      vocabSize: number;
+      inductionSteps: number;
+      copyAccuracy: number;
+      pretrainSteps: number;
+    };
+    const vocabSize = report.vocabSize;
+    // Copying first, then the conversations (what the tiny preset's base model goes through).
+    assert.equal(report.inductionSteps, 20);
+    assert.ok(report.copyAccuracy >= 0 && report.copyAccuracy <= 1, `copy accuracy ${report.copyAccuracy}`);
+    assert.ok(made.stderr.indexOf("induction step 20/20") < made.stderr.indexOf("pretrain step 10/10"), made.stderr);
 
     // Qwen3's 26 added tokens, same text and special flags, in order right after the BPE vocabulary.
     const qwen = JSON.parse(readFileSync(qwen3TokenizerJsonPath(), "utf8")) as { added_tokens: Array<{ id: number; content: string; special: boolean }> };

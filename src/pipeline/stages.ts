@@ -68,9 +68,19 @@ function tinyModelCommand(config: PipelineConfig, python: string, out: string): 
   if (base.kind !== "tiny-qwen3") return [];
   const corpus = usesCorpus(config) ? ["--corpus", dataPaths(out).corpus] : [];
   const vocabulary = base.vocabularySize ? ["--vocab-size", String(base.vocabularySize)] : [];
+  const induction = base.inductionSteps > 0 ? ["--induction-steps", String(base.inductionSteps)] : [];
   const pretraining = base.pretrainSteps > 0 ? ["--pretrain-steps", String(base.pretrainSteps)] : [];
   const size = ["--hidden-size", String(base.hiddenSize), "--layers", String(base.layers)];
-  return [python, join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"), modelPaths(config, out).base, ...size, ...corpus, ...vocabulary, ...pretraining];
+  return [
+    python,
+    join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"),
+    modelPaths(config, out).base,
+    ...size,
+    ...corpus,
+    ...vocabulary,
+    ...induction,
+    ...pretraining,
+  ];
 }
 
 /** A tiny model whose vocabulary or pretraining learns from the SFT trajectories is built after them. */
@@ -153,9 +163,15 @@ const dataStage: Stage = {
     const paths = dataPaths(out);
     const env = environment(config);
     const buildTinyModel = async () => {
-      context.note(
-        `building the tiny Qwen3 (random weights, ${config.base.kind === "tiny-qwen3" && config.base.vocabularySize ? "a BPE vocabulary trained on the trajectories" : "the real Qwen3 tokenizer"}${config.base.kind === "tiny-qwen3" && config.base.pretrainSteps ? ", pretrained on them" : ""}, Qwen3's chat template)`,
-      );
+      const base = config.base.kind === "tiny-qwen3" ? config.base : undefined;
+      const parts = [
+        "random weights",
+        base?.vocabularySize ? "a BPE vocabulary trained on the trajectories" : "the real Qwen3 tokenizer",
+        ...(base?.inductionSteps ? [`${base.inductionSteps} steps copying random spans`] : []),
+        ...(base?.pretrainSteps ? [`${base.pretrainSteps} steps pretrained on the trajectories`] : []),
+        "Qwen3's chat template",
+      ];
+      context.note(`building the tiny Qwen3 (${parts.join(", ")})`);
       await startLogged(tinyModelCommand(config, python, out), log).done;
     };
     if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) await buildTinyModel();

@@ -1,0 +1,63 @@
+/**
+ * The copying batches scripts/make-tiny-qwen3.py trains the tiny preset's base model on first
+ * (`--induction-steps`): each row a random span of ordinary tokens followed by its repeat, with labels on
+ * the repeat from its second token on (its first cannot be predicted), and never an added token.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, it } from "node:test";
+import { qwen3TokenizerDir, requirePython } from "./support/qwen3.ts";
+
+const ROOT = resolve(import.meta.dirname, "..");
+
+const PROBE = `
+import importlib.util, json, random, sys, torch
+spec = importlib.util.spec_from_file_location("make_tiny", sys.argv[1])
+module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+ordinary = list(range(300, 700))
+input_ids, labels = module.repeated_spans(torch, ordinary, 7, random.Random(3), 12)
+from transformers import AutoTokenizer
+tokens = module.ordinary_tokens(AutoTokenizer.from_pretrained(sys.argv[2]))
+print(json.dumps({"input_ids": input_ids.tolist(), "labels": labels.tolist(), "ordinary": [len(tokens), min(tokens), max(tokens)]}))
+`;
+
+describe("make-tiny-qwen3.py copying batches", () => {
+  it("repeats each span once, labels the repeat after its first token, pads the rest", () => {
+    const python = requirePython();
+    const result = spawnSync(python, ["-c", PROBE, resolve(ROOT, "scripts/make-tiny-qwen3.py"), qwen3TokenizerDir()], { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+    const {
+      input_ids: rows,
+      labels,
+      ordinary,
+    } = JSON.parse(result.stdout.trim().split("\n").at(-1)!) as {
+      input_ids: number[][];
+      labels: number[][];
+      ordinary: [number, number, number];
+    };
+    assert.equal(rows.length, 12);
+    const lengths = new Set<number>();
+    rows.forEach((row, index) => {
+      const used = row.findIndex((token) => token === 7);
+      const length = (used === -1 ? row.length : used) / 2;
+      lengths.add(length);
+      assert.ok(Number.isInteger(length) && length >= 8 && length <= 40, `span length ${length}`);
+      const span = row.slice(0, length);
+      assert.deepEqual(row.slice(length, 2 * length), span, "the second half repeats the first");
+      assert.ok(
+        span.every((token) => token >= 300 && token < 700),
+        "only the ordinary tokens given",
+      );
+      assert.ok(
+        row.slice(2 * length).every((token) => token === 7),
+        "padding after the repeat",
+      );
+      const expected = row.map((token, position) => (position > length && position < 2 * length ? token : -100));
+      assert.deepEqual(labels[index], expected);
+    });
+    assert.ok(lengths.size > 1, "span lengths vary");
+    // Qwen3: 151,643 BPE tokens (ids 0-151,642), then its 26 added tokens, none of which is ever drawn.
+    assert.deepEqual(ordinary, [151643, 0, 151642]);
+  });
+});
