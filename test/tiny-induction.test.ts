@@ -22,6 +22,27 @@ tokens = module.ordinary_tokens(AutoTokenizer.from_pretrained(sys.argv[2]))
 print(json.dumps({"input_ids": input_ids.tolist(), "labels": labels.tolist(), "ordinary": [len(tokens), min(tokens), max(tokens)]}))
 `;
 
+const SCHEDULE = `
+import importlib.util, json, sys, torch
+from transformers import AutoTokenizer, Qwen3Config, Qwen3ForCausalLM
+spec = importlib.util.spec_from_file_location("make_tiny", sys.argv[1])
+module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
+tokenizer = AutoTokenizer.from_pretrained(sys.argv[2])
+torch.manual_seed(0)
+def tiny():
+    return Qwen3ForCausalLM(Qwen3Config(vocab_size=151936, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, head_dim=8))
+rates = []
+real_step = torch.optim.lr_scheduler.LambdaLR.step
+def spy(self, *args, **kwargs):
+    real_step(self, *args, **kwargs); rates.append(self.get_last_lr()[0] / 3e-3)
+torch.optim.lr_scheduler.LambdaLR.step = spy
+steps, _ = module.induction_pretrain(torch, tokenizer, tiny(), 60, batch_size=2, target=2.0)
+print(f"unreached: {steps} steps, rate {rates[-1]:.1f}", file=sys.stderr)
+rates.clear()
+steps, _ = module.induction_pretrain(torch, tokenizer, tiny(), 1000, batch_size=2, target=0.0)
+print(json.dumps({"steps": steps, "rate": rates[-1]}))
+`;
+
 describe("make-tiny-qwen3.py copying batches", () => {
   it("repeats each span once, labels the repeat after its first token, pads the rest", () => {
     const python = requirePython();
@@ -59,5 +80,16 @@ describe("make-tiny-qwen3.py copying batches", () => {
     assert.ok(lengths.size > 1, "span lengths vary");
     // Qwen3: 151,643 BPE tokens (ids 0-151,642), then its 26 added tokens, none of which is ever drawn.
     assert.deepEqual(ordinary, [151643, 0, 151642]);
+  });
+
+  it("ends the constant-rate phase at the target accuracy, then decays for a fifth as many steps (at least 50)", () => {
+    const python = requirePython();
+    const result = spawnSync(python, ["-c", SCHEDULE, resolve(ROOT, "scripts/make-tiny-qwen3.py"), qwen3TokenizerDir()], { encoding: "utf8" });
+    assert.equal(result.status, 0, result.stderr);
+    // Target 0 is met as soon as 50 steps of accuracy exist: step 50, then max(50, 50 / 5) = 50 decay steps.
+    assert.deepEqual(JSON.parse(result.stdout.trim().split("\n").at(-1)!), { steps: 100, rate: 0 });
+    assert.match(result.stderr, /induction step 50\/100: .*\(reached 0\.0; 50 decay steps follow\)/);
+    // Unreached, the phase runs its maximum at the full rate (after 50 warm-up steps).
+    assert.match(result.stderr, /unreached: 60 steps, rate 1\.0/);
   });
 });

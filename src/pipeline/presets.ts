@@ -126,7 +126,7 @@ const tiny = {
   env: "search_plan_act",
   envConfig: smallWorld,
   // Without the copying steps the model never copied a held-out id (0 of 40 after 1,200 pretraining steps); with them, 37 of 40
-  base: { kind: "tiny-qwen3", hiddenSize: 128, layers: 2, vocabularySize: 4096, inductionSteps: 1500, pretrainSteps: 600 },
+  base: { kind: "tiny-qwen3", hiddenSize: 128, layers: 2, vocabularySize: 4096, inductionSteps: 3000, pretrainSteps: 600 },
   // 9,000 conversations: with 900, pretraining memorised them (loss 0.14) and copied no held-out name
   data: {
     policies: ["oracle", "noisy_oracle_0.1", "noisy_oracle_0.3"],

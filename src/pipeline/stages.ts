@@ -167,7 +167,7 @@ const dataStage: Stage = {
       const parts = [
         "random weights",
         base?.vocabularySize ? "a BPE vocabulary trained on the trajectories" : "the real Qwen3 tokenizer",
-        ...(base?.inductionSteps ? [`${base.inductionSteps} steps copying random spans`] : []),
+        ...(base?.inductionSteps ? [`up to ${base.inductionSteps} steps copying random spans`] : []),
         ...(base?.pretrainSteps ? [`${base.pretrainSteps} steps pretrained on the trajectories`] : []),
         "Qwen3's chat template",
       ];
