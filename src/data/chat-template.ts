@@ -3,7 +3,7 @@
  *
  * The engine is @huggingface/jinja with the template parsed as transformers does (trim_blocks,
  * lstrip_blocks, one trailing newline dropped). Two engine gaps are closed inside the interpreter, so any
- * template a user supplies benefits, not only Qwen3 (see shared/specs/sft-tau2.md §3.3):
+ * template a user supplies benefits, not only Qwen3:
  * - `str.strip/lstrip/rstrip(chars)` honour `chars` and Python's whitespace set (0.5.11 ignores `chars`);
  * - `tojson` is Python `json.dumps` (float `repr`, `ensure_ascii`, `indent`, `separators`, `sort_keys`).
  * Data values may carry `PythonFloat`/`Map`/`bigint` from `parsePythonJson`, so `100.0` stays a float and

@@ -3,7 +3,7 @@
  * it after rendering a chat template: no special-token insertion. `encode` caches per segment: the text
  * between added tokens is tokenised independently by the tokenizer itself (added tokens are split out
  * before normalisation and pre-tokenisation), so splitting on the added tokens and concatenating the cached
- * segment ids is exactly whole-string encoding (shared/specs/sft-tau2.md §3.5). The cache is disabled
+ * segment ids is exactly whole-string encoding. The cache is disabled
  * automatically for tokenizers whose added tokens strip neighbouring whitespace or match single words,
  * where that equivalence does not hold.
  */

@@ -1,5 +1,5 @@
 /**
- * One JSONL line → one pretokenised SFT row, by the double-render recipe (shared/specs/sft-tau2.md §2.3):
+ * One JSONL line → one pretokenised SFT row, by the double-render recipe:
  * `prompt = render(context, add_generation_prompt=True)`, `full = render(context + [target])`; the prompt
  * ids must be a token-level prefix of the full ids; labels are −100 over the prompt and the full ids after
  * it (so `<think>`, reasoning, `</think>`, content or tool calls and `<|im_end|>\n` are supervised).

@@ -2,9 +2,9 @@
  * One line of a Tau2 SFT file (inclusionAI/AReaL-tau2-data `tau2_sft_train.jsonl` layout:
  * `{messages, answer, metadata}`) → a context + target ready for the chat template.
  *
- * By default this is exactly the recipe of shared/specs/sft-tau2.md: `answer.thinking` becomes the target's
+ * By default this is exactly the Tau2 SFT recipe: `answer.thinking` becomes the target's
  * `reasoning_content`; a tool-call message without content gets `content: ""`; every text is kept
- * byte for byte (the chat template alone decides what to strip). Also from that text:
+ * byte for byte (the chat template alone decides what to strip). Also:
  * - tool calls in every shape (OpenAI nested `{function: {name, arguments}}` or flat `{name, arguments}`,
  *   arguments as object or JSON string) become `{name, arguments: string}`; objects are serialised like the
  *   template's `tojson` (Python `json.dumps(..., ensure_ascii=False)`), strings are kept verbatim, so the
