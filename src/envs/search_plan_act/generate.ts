@@ -51,6 +51,16 @@ function describeStart(context: Context, index: number, avoidField: string | nul
   return { by: "name", type: record.type, id: record.id, name: record.name };
 }
 
+/** The walk `buildChain` is trying: relation names and record ids (one more id than relations). */
+const chainRelations: string[] = [];
+const chainIds: string[] = [];
+
+/** Whether `id` is among the walk's first `steps + 1` ids. */
+function visited(id: string, steps: number): boolean {
+  for (let position = 0; position <= steps; position++) if (chainIds[position] === id) return true;
+  return false;
+}
+
 /**
  * A random walk of `length` functional relations over distinct records, ending on an accepted type.
  * Leaves the chain's first and last records in `context.start` and `context.end`.
@@ -63,8 +73,9 @@ function buildChain(context: Context, length: number, accept: (record: WorldReco
     const first = useCluster ? random.pick(world.clusterIndices) : Math.floor(random.next() * records.length);
     let index = first;
     let current = records[index] as WorldRecord;
-    const ids = [current.id];
-    const relations: string[] = [];
+    // The walk is kept in scratch lists and copied out only when it is accepted (most attempts are not).
+    chainIds[0] = current.id;
+    let steps = 0;
     let ok = true;
     for (let step = 0; step < length && ok; step++) {
       const tables = typeTables(context, current.type);
@@ -73,10 +84,10 @@ function buildChain(context: Context, length: number, accept: (record: WorldReco
       const option = Math.floor(random.next() * options.length);
       const nextIndex = functional[index * stride + (tables.linkSlots[option] as number)] as number;
       const next = records[nextIndex] as WorldRecord;
-      if (ids.includes(next.id)) ok = false;
+      if (visited(next.id, steps)) ok = false;
       else {
-        relations.push((options[option] as RelationSpec).name);
-        ids.push(next.id);
+        chainRelations[steps] = (options[option] as RelationSpec).name;
+        chainIds[++steps] = next.id;
         current = next;
         index = nextIndex;
       }
@@ -85,7 +96,7 @@ function buildChain(context: Context, length: number, accept: (record: WorldReco
     const start = describeStart(context, first, null);
     context.start = records[first] as WorldRecord;
     context.end = current;
-    return { start, relations, ids };
+    return { start, relations: chainRelations.slice(0, steps), ids: chainIds.slice(0, steps + 1) };
   }
   return null;
 }
@@ -174,7 +185,9 @@ function conditionalGoal(context: Context, length: number): Goal | null {
 
 function hasName(records: readonly WorldRecord[], name: string): boolean {
   const lower = name.toLowerCase();
-  for (const record of records) if (record.name.toLowerCase() === lower) return true;
+  // Names are built from ASCII parts, whose lowercase has the same length: a name of another length
+  // cannot match, and lowercasing it (a new string per record) is skipped.
+  for (const record of records) if (record.name.length === lower.length && record.name.toLowerCase() === lower) return true;
   return false;
 }
 

@@ -1,5 +1,5 @@
 import type { Random } from "../../core/index.ts";
-import { applyEdit, CAPITALISED, lastWordEdit, SURNAME_ENDS, SYLLABLES, VOWEL_INITIALS } from "./names.ts";
+import * as nameTables from "./names.ts";
 
 /**
  * Unique record names for one world, fast. Every name is built from syllable tables, so its hash (a
@@ -34,11 +34,27 @@ function join(left: number, right: number, rightLength: number): number {
 
 const SPACE = 32;
 const hashesOf = (texts: readonly string[]): Int32Array => Int32Array.from(texts, hashText);
+
+// Under tsx every use of an imported binding is a getter call: the tables and functions naming uses
+// for every record, read once.
+const SYLLABLES = nameTables.SYLLABLES;
+const CAPITALISED = nameTables.CAPITALISED;
+const SURNAME_ENDS = nameTables.SURNAME_ENDS;
+const VOWEL_INITIALS = nameTables.VOWEL_INITIALS;
+const lastWordEdit = nameTables.lastWordEdit;
+const applyEdit = nameTables.applyEdit;
+
 const SYLLABLE_HASHES = hashesOf(SYLLABLES);
+const SYLLABLE_LENGTHS = Int32Array.from(SYLLABLES, (syllable) => syllable.length);
 const CAPITALISED_HASHES = hashesOf(CAPITALISED);
-const VOWEL_INITIAL_HASHES = hashesOf(VOWEL_INITIALS);
-const SURNAME_END_HASHES = hashesOf(SURNAME_ENDS);
 const SYLLABLE_COUNT = SYLLABLES.length;
+/** Each syllable followed by a space: a given name's last syllable and the space are then one join, not two. */
+const SPACED_SYLLABLES = SYLLABLES.map((syllable) => `${syllable} `);
+const END_COUNT = SURNAME_ENDS.length;
+/** A surname's vowel initial and ending together ("o" + "way"), by vowel * END_COUNT + end: one join, not two. */
+const VOWEL_ENDS = VOWEL_INITIALS.flatMap((vowel) => SURNAME_ENDS.map((end) => vowel + end));
+const VOWEL_END_HASHES = hashesOf(VOWEL_ENDS);
+const VOWEL_END_LENGTHS = Int32Array.from(VOWEL_ENDS, (text) => text.length);
 
 /** How a type names its records: people ("First Last") or things ("Word Noun", with the nouns' hashes). */
 export interface NameKind {
@@ -77,24 +93,32 @@ function slotOf(hash: number): number {
   return Math.imul(hash, 0x9e3779b1) >>> 0;
 }
 
+/**
+ * Lists a world's names keep while it is built, reused from world to world (a world is built before
+ * the next starts, as with the name table): entries past a list's count are stale. Writing by index
+ * into kept storage spares growing new arrays for every world and every type.
+ */
+const surnameScratch: string[] = [];
+const surnameHashScratch: number[] = [];
+const hashScratch: number[] = [];
+const headScratch: string[] = [];
+const tailScratch: string[] = [];
+
 export class WorldNames {
-  /** Surnames of the people named so far (thing names may reuse one), and their hashes. */
-  readonly surnames: string[] = [];
-  private readonly surnameHashes: number[] = [];
+  /** Surnames of the people named so far (thing names may reuse one) in `surnameScratch`, their hashes beside them. */
+  private surnameCount = 0;
   /** The hash of the last name made, and (people) its last word and that word's hash. */
   private hash = 0;
   private lastWord = "";
   private lastWordHash = 0;
   private readonly clusterHash: number;
   /**
-   * The names made for the current type (since `beginType`), their hashes, and each split before its
-   * last word, the only word a near-duplicate edits. Editing the kept last word spares reading the
-   * joined name, which V8 holds as an unflattened pair of strings (reading it would copy it).
+   * How many names were made for the current type (since `beginType`): their hashes, and each name
+   * split before its last word, the only word a near-duplicate edits, are in the scratch lists. Editing
+   * the kept last word spares reading the joined name, which V8 holds as an unflattened pair of strings
+   * (reading it would copy it).
    */
-  private readonly sameType: string[] = [];
-  private readonly sameTypeHashes: number[] = [];
-  private readonly heads: string[] = [];
-  private readonly tails: string[] = [];
+  private sameTypeCount = 0;
   /** The parts of the name `fresh` or `taken` made last. */
   private head = "";
   private tail = "";
@@ -137,12 +161,15 @@ export class WorldNames {
     const random = this.random;
     const first = Math.floor(random.next() * SYLLABLE_COUNT);
     const second = Math.floor(random.next() * SYLLABLE_COUNT);
-    let given = (CAPITALISED[first] as string) + SYLLABLES[second];
-    let hash = join(CAPITALISED_HASHES[first] as number, SYLLABLE_HASHES[second] as number, (SYLLABLES[second] as string).length);
+    let hash = join(CAPITALISED_HASHES[first] as number, SYLLABLE_HASHES[second] as number, SYLLABLE_LENGTHS[second] as number);
+    // The head is the given name and its space ("Oriveth "): two or three syllables, decided by a draw after the second.
+    let head: string;
     if (!(random.next() < 0.5)) {
       const third = Math.floor(random.next() * SYLLABLE_COUNT);
-      given += SYLLABLES[third];
-      hash = join(hash, SYLLABLE_HASHES[third] as number, (SYLLABLES[third] as string).length);
+      head = (CAPITALISED[first] as string) + SYLLABLES[second] + SPACED_SYLLABLES[third];
+      hash = join(hash, SYLLABLE_HASHES[third] as number, SYLLABLE_LENGTHS[third] as number);
+    } else {
+      head = (CAPITALISED[first] as string) + SPACED_SYLLABLES[second];
     }
     let word: string;
     let wordHash: number;
@@ -152,18 +179,13 @@ export class WorldNames {
     } else {
       const start = Math.floor(random.next() * SYLLABLE_COUNT);
       const vowel = Math.floor(random.next() * VOWEL_INITIALS.length);
-      const end = Math.floor(random.next() * SURNAME_ENDS.length);
-      word = (CAPITALISED[start] as string) + VOWEL_INITIALS[vowel] + SURNAME_ENDS[end];
-      wordHash = join(
-        join(CAPITALISED_HASHES[start] as number, VOWEL_INITIAL_HASHES[vowel] as number, 1),
-        SURNAME_END_HASHES[end] as number,
-        (SURNAME_ENDS[end] as string).length,
-      );
+      const end = vowel * END_COUNT + Math.floor(random.next() * END_COUNT);
+      word = (CAPITALISED[start] as string) + VOWEL_ENDS[end];
+      wordHash = join(CAPITALISED_HASHES[start] as number, VOWEL_END_HASHES[end] as number, VOWEL_END_LENGTHS[end] as number);
     }
     this.lastWord = word;
     this.lastWordHash = wordHash;
     this.hash = join(join(hash, SPACE, 1), wordHash, word.length);
-    const head = `${given} `;
     this.head = head;
     this.tail = word;
     return head + word;
@@ -172,18 +194,18 @@ export class WorldNames {
   /** A word (a person's surname or a made-up one) + one of the kind's nouns; sets `hash`. */
   private freshThing(kind: NameKind): string {
     const random = this.random;
-    const surnames = this.surnames;
+    const surnameCount = this.surnameCount;
     let word: string;
     let hash: number;
-    if (surnames.length > 0 && random.next() < this.sharedWordRate) {
-      const index = Math.floor(random.next() * surnames.length);
-      word = surnames[index] as string;
-      hash = this.surnameHashes[index] as number;
+    if (surnameCount > 0 && random.next() < this.sharedWordRate) {
+      const index = Math.floor(random.next() * surnameCount);
+      word = surnameScratch[index] as string;
+      hash = surnameHashScratch[index] as number;
     } else {
       const first = Math.floor(random.next() * SYLLABLE_COUNT);
       const second = Math.floor(random.next() * SYLLABLE_COUNT);
       word = (CAPITALISED[first] as string) + SYLLABLES[second];
-      hash = join(CAPITALISED_HASHES[first] as number, SYLLABLE_HASHES[second] as number, (SYLLABLES[second] as string).length);
+      hash = join(CAPITALISED_HASHES[first] as number, SYLLABLE_HASHES[second] as number, SYLLABLE_LENGTHS[second] as number);
     }
     const nouns = kind.nouns;
     if (nouns.length === 0) throw new RangeError("pick from an empty list");
@@ -203,10 +225,7 @@ export class WorldNames {
 
   /** Starts the names of another type: near-duplicates copy names of the same type only. */
   beginType(): void {
-    this.sameType.length = 0;
-    this.sameTypeHashes.length = 0;
-    this.heads.length = 0;
-    this.tails.length = 0;
+    this.sameTypeCount = 0;
   }
 
   /**
@@ -218,33 +237,34 @@ export class WorldNames {
     const name = this.choose(kind, inCluster);
     this.add(name, this.hash);
     if (kind.person) {
-      this.surnames.push(this.lastWord);
-      this.surnameHashes.push(this.lastWordHash);
+      surnameScratch[this.surnameCount] = this.lastWord;
+      surnameHashScratch[this.surnameCount++] = this.lastWordHash;
     }
-    this.sameType.push(name);
-    this.sameTypeHashes.push(this.hash);
-    this.heads.push(this.head);
-    this.tails.push(this.tail);
+    const count = this.sameTypeCount++;
+    hashScratch[count] = this.hash;
+    headScratch[count] = this.head;
+    tailScratch[count] = this.tail;
     return name;
   }
 
   private choose(kind: NameKind, inCluster: boolean): string {
     const random = this.random;
-    const count = this.sameType.length;
+    const count = this.sameTypeCount;
     if (!inCluster && count > 0 && random.next() < this.nearDuplicateRate) {
       const index = Math.floor(random.next() * count);
       // The edit of the original's last word (`nearDuplicateEdit` of the whole name draws the same).
-      const tail = this.tails[index] as string;
+      const tail = tailScratch[index] as string;
       const edit = lastWordEdit(tail, 0, random);
       if (edit >= 0) {
         const editedTail = applyEdit(tail, edit);
-        const copy = (this.heads[index] as string) + editedTail;
+        const head = headScratch[index] as string;
+        const copy = head + editedTail;
         const position = Math.floor(edit / 65536);
         const hash =
           editedTail.length === tail.length && edit % 65536 !== 65535
-            ? (Math.imul((edit % 65536) - tail.charCodeAt(position), power(tail.length - 1 - position)) + (this.sameTypeHashes[index] as number)) | 0
+            ? (Math.imul((edit % 65536) - tail.charCodeAt(position), power(tail.length - 1 - position)) + (hashScratch[index] as number)) | 0
             : hashText(copy);
-        if (!this.has(copy, hash)) return this.taken(kind, copy, hash, this.heads[index] as string, editedTail);
+        if (!this.has(copy, hash)) return this.taken(kind, copy, hash, head, editedTail);
       }
     }
     for (let attempt = 0; attempt < 20; attempt++) {
