@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { Environment, Interpreter, parse, tokenize } from "@huggingface/jinja";
 import { DataError } from "../core/errors.ts";
 import { PythonFloat, type PythonDumpsOptions, pythonJsonDumps, pythonStrip } from "./python-json.ts";
+import { isQwen3Template, renderQwen3 } from "./qwen3-chat-template.ts";
 
 /** The structural view of @huggingface/jinja runtime values this module needs. */
 interface RuntimeValue {
@@ -172,12 +173,15 @@ function strftimeNow(format: string): string {
 /** A parsed chat template plus the special-token variables transformers passes to it. */
 export class ChatTemplate {
   private readonly program: ReturnType<typeof parse>;
+  /** The Qwen3 template, which has a direct rendering (qwen3-chat-template.ts) for the common shapes. */
+  private readonly qwen3: boolean;
 
   constructor(
     readonly source: string,
     readonly specialTokens: Record<string, string> = {},
   ) {
     this.program = parse(tokenize(source, { lstrip_blocks: true, trim_blocks: true }));
+    this.qwen3 = isQwen3Template(source);
   }
 
   /**
@@ -214,6 +218,23 @@ export class ChatTemplate {
 
   /** `tokenizer.apply_chat_template(messages, tools=…, add_generation_prompt=…, tokenize=False, **kwargs)`. */
   render(messages: readonly unknown[], options: ChatRenderOptions = {}): string {
+    return this.renderDirect(messages, options) ?? this.renderJinja(messages, options);
+  }
+
+  /** The Qwen3 direct rendering, or undefined when the template or the call is not one it handles (kwargs: only `enable_thinking`). */
+  renderDirect(messages: readonly unknown[], options: ChatRenderOptions): string | undefined {
+    if (!this.qwen3) return undefined;
+    const kwargs = options.templateKwargs ?? {};
+    if (Object.keys(kwargs).some((name) => name !== "enable_thinking")) return undefined;
+    const tools = options.tools ?? [];
+    // each schema exactly as the template's `tool | tojson` serialises it
+    const environment = tools.length > 0 ? new Environment() : undefined;
+    const toolJson = tools.map((tool) => pythonJsonDumps(toPlainData(toRuntimeValue(tool, environment as Environment))));
+    return renderQwen3({ messages, toolJson, addGenerationPrompt: options.addGenerationPrompt ?? false, enableThinking: kwargs.enable_thinking });
+  }
+
+  /** Renders through the jinja interpreter. */
+  renderJinja(messages: readonly unknown[], options: ChatRenderOptions = {}): string {
     const environment = new Environment();
     const variables: Record<string, unknown> = {
       false: false,

@@ -30,14 +30,26 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Segment cache bound: cleared when the cached segment text passes this many characters. */
-const defaultCacheCharacters = 16_000_000;
+/**
+ * Segment cache bound: cleared when the cached segment text passes this many characters. Most hits are
+ * the prompt render re-using the full render's segments and the system prompt / tool schemas repeating
+ * across rows, so a few MB of text (about 5 bytes a character with its ids) keep nearly every hit.
+ */
+const defaultCacheCharacters = 4_000_000;
+
+/**
+ * A standalone copy of a segment for use as a cache key. `split` returns slices that keep the whole
+ * rendered conversation alive, so a cached slice would pin every render that ever missed the cache.
+ */
+function detached(segment: string): string {
+  return segment.length < 16 ? segment : Buffer.from(segment, "utf16le").toString("utf16le");
+}
 
 export class SegmentTokenizer {
   private readonly tokenizer: Tokenizer;
   private readonly splitter: RegExp | undefined;
   private readonly addedIds = new Map<string, number>();
-  private readonly cache = new Map<string, number[]>();
+  private readonly cache = new Map<string, Int32Array>();
   private cachedCharacters = 0;
   readonly stats: SegmentCacheStats = { hits: 0, misses: 0, entries: 0 };
 
@@ -95,12 +107,12 @@ export class SegmentTokenizer {
       if (cached) this.stats.hits++;
       else {
         this.stats.misses++;
-        cached = this.encodeUncached(segment);
+        cached = Int32Array.from(this.encodeUncached(segment));
         if (this.cachedCharacters + segment.length > this.cacheCharacters) {
           this.cache.clear();
           this.cachedCharacters = 0;
         }
-        this.cache.set(segment, cached);
+        this.cache.set(detached(segment), cached);
         this.cachedCharacters += segment.length;
         this.stats.entries = this.cache.size;
       }

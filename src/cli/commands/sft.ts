@@ -36,7 +36,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
         "(default: texts kept byte for byte). Changes the trained text; use it to keep rows whose prompt/target boundary whitespace " +
         "breaks the prefix check (e.g. with --enable-thinking false) instead of dropping them",
     )
-    .option("--workers <n>", "worker threads (0 = in process)", parseInteger("--workers", { min: 0, max: 64 }), 2)
+    .option("--workers <n>", "worker threads (0 = in process; each more adds ~150 MB)", parseInteger("--workers", { min: 0, max: 64 }), 1)
     .action(
       async (
         input: string,

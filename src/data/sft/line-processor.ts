@@ -17,17 +17,23 @@ export interface LineBatch {
   lineNumbers: number[];
 }
 
-export type BatchResult = SftLineResult & { jsonl?: string };
-
 export interface WorkerReply {
   id: number;
-  results: BatchResult[];
+  results: SftLineResult[];
+  /**
+   * The batch's rows as JSONL (UTF-8, one line each, in order) when the output is JSONL. Bytes, not a
+   * string: a worker transfers the buffer, so the main thread never copies or decodes row text.
+   */
+  jsonl?: Uint8Array;
   cache: { hits: number; misses: number };
 }
 
 export interface BatchProcessor {
   processBatch(batch: LineBatch): WorkerReply;
 }
+
+// TextEncoder output owns its ArrayBuffer (Buffer.from may share a pooled one, which must not be transferred)
+const utf8 = new TextEncoder();
 
 export function createSftRowBuilder(init: WorkerInit): BatchProcessor {
   const template = ChatTemplate.fromDirectory(init.modelDirectory);
@@ -36,13 +42,13 @@ export function createSftRowBuilder(init: WorkerInit): BatchProcessor {
   let reported = { hits: 0, misses: 0 };
   return {
     processBatch(batch) {
-      const results = batch.lines.map((text, index): BatchResult => {
-        const result = builder.processLine(text, batch.lineNumbers[index]);
-        return init.serialiseJsonl && result.kind === "row" ? { ...result, jsonl: rowToJsonl(result.row) } : result;
-      });
+      const results = batch.lines.map((text, index) => builder.processLine(text, batch.lineNumbers[index]));
       const cache = { hits: tokenizer.stats.hits - reported.hits, misses: tokenizer.stats.misses - reported.misses };
       reported = { hits: tokenizer.stats.hits, misses: tokenizer.stats.misses };
-      return { id: batch.id, results, cache };
+      if (!init.serialiseJsonl) return { id: batch.id, results, cache };
+      let text = "";
+      for (const result of results) if (result.kind === "row") text += `${rowToJsonl(result.row)}\n`;
+      return { id: batch.id, results, jsonl: utf8.encode(text), cache };
     },
   };
 }

@@ -60,10 +60,10 @@ function inProcessPool(processor: BatchProcessor): Pool {
 
 /**
  * Old-generation heap of a worker thread. A worker's live set is the tokenizer (~55 MB), its segment cache
- * and one batch; without a cap V8 lets each worker's heap grow far past that before collecting (2 workers:
- * peak RSS 727 MB on 1,000 rows; with this cap 543 MB, at the same CPU time).
+ * (a few MB) and one batch; without a cap V8 lets each worker's heap grow far past that before collecting.
+ * 2,000 synthetic rows, 1 worker: peak RSS 412 MB with a 384 MB cap, 344 MB with 256 MB, at the same CPU time.
  */
-const WORKER_HEAP_MB = 384;
+const WORKER_HEAP_MB = 256;
 
 /** A worker that died of its heap cap, as a domain error that says what to do. */
 function workerFailure(error: unknown): unknown {
@@ -77,34 +77,42 @@ function workerFailure(error: unknown): unknown {
 
 async function workerPool(count: number, workerData: unknown): Promise<Pool> {
   const entry = new URL("./worker-entry.mjs", import.meta.url);
-  const workers = Array.from({ length: count }, () => new Worker(entry, { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } }));
+  const workers: Worker[] = [];
   const pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: unknown) => void }>();
-  const inFlight = workers.map(() => 0);
+  const inFlight = Array.from({ length: count }, () => 0);
   const limit = 2;
   let waiters: (() => void)[] = [];
   let failure: unknown;
-  const ready = workers.map(
-    (worker, index) =>
-      new Promise<void>((resolve, reject) => {
-        worker.on("message", (message: WorkerReply | { ready: true }) => {
-          if ("ready" in message) return resolve();
-          inFlight[index]--;
-          pending.get(message.id)?.resolve(message);
-          pending.delete(message.id);
-          const wake = waiters;
-          waiters = [];
-          for (const waiter of wake) waiter();
-        });
-        worker.on("error", (raw) => {
-          const error = workerFailure(raw);
-          failure = error;
-          reject(error);
-          for (const entry of pending.values()) entry.reject(error);
-          pending.clear();
-        });
-      }),
-  );
-  await Promise.all(ready);
+  const start = (index: number) => {
+    const worker = new Worker(entry, { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    workers.push(worker);
+    return new Promise<void>((resolve, reject) => {
+      worker.on("message", (message: WorkerReply | { ready: true }) => {
+        if ("ready" in message) return resolve();
+        inFlight[index]--;
+        pending.get(message.id)?.resolve(message);
+        pending.delete(message.id);
+        const wake = waiters;
+        waiters = [];
+        for (const waiter of wake) waiter();
+      });
+      worker.on("error", (raw) => {
+        const error = workerFailure(raw);
+        failure = error;
+        reject(error);
+        for (const entry of pending.values()) entry.reject(error);
+        pending.clear();
+      });
+    });
+  };
+  // One after another: loading tokenizer.json briefly takes ~150 MB per worker, so concurrent starts would
+  // stack those peaks.
+  try {
+    for (let index = 0; index < count; index++) await start(index);
+  } catch (error) {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    throw error;
+  }
   const hasSlot = () => inFlight.some((count) => count < limit);
   return {
     slot: () => (failure ? Promise.reject(failure) : hasSlot() ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve))),
@@ -152,10 +160,9 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
       replies.delete(nextToWrite);
       nextToWrite++;
       stats.addCache(reply.cache);
-      for (const result of reply.results) {
-        stats.add(result);
-        if (result.kind === "row") await writer.write(result.row, result.jsonl);
-      }
+      for (const result of reply.results) stats.add(result);
+      if (reply.jsonl && writer.writeSerialised) await writer.writeSerialised(reply.jsonl);
+      else for (const result of reply.results) if (result.kind === "row") await writer.write(result.row);
       options.onProgress?.(stats.rowsIn);
     }
   };

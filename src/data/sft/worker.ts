@@ -16,6 +16,7 @@ port.on("message", (batch: LineBatch) => {
   const reply: WorkerReply = processor.processBatch(batch);
   const transfer: TransferListItem[] = [];
   for (const result of reply.results) if (result.kind === "row") transfer.push(result.row.inputIds.buffer as ArrayBuffer);
+  if (reply.jsonl) transfer.push(reply.jsonl.buffer as ArrayBuffer);
   port.postMessage(reply, transfer);
 });
 port.postMessage({ ready: true });

@@ -12,8 +12,9 @@ import { type SftRow, outputMetadata, rowLabels, rowToJsonl } from "./build-row.
 export type SftOutputFormat = "jsonl" | "parquet";
 
 export interface SftRowWriter {
-  /** `jsonl` is the row already serialised (by a worker), when available. */
-  write(row: SftRow, jsonl?: string): Promise<void>;
+  write(row: SftRow): Promise<void>;
+  /** Rows already serialised in this writer's format (JSONL lines from a worker); only the JSONL writer takes them. */
+  writeSerialised?(bytes: Uint8Array): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,8 +29,11 @@ class JsonlRowWriter implements SftRowWriter {
   constructor(path: string) {
     this.stream = createWriteStream(path);
   }
-  async write(row: SftRow, jsonl?: string): Promise<void> {
-    if (!this.stream.write(`${jsonl ?? rowToJsonl(row)}\n`)) await once(this.stream, "drain");
+  async write(row: SftRow): Promise<void> {
+    if (!this.stream.write(`${rowToJsonl(row)}\n`)) await once(this.stream, "drain");
+  }
+  async writeSerialised(bytes: Uint8Array): Promise<void> {
+    if (!this.stream.write(bytes)) await once(this.stream, "drain");
   }
   async close(): Promise<void> {
     this.stream.end();
