@@ -22,7 +22,9 @@ interface Context {
 }
 
 function typeTables(context: Context, type: string): TypeTables {
-  return context.tables.types.get(type) ?? NO_TABLES;
+  const names = context.tables.typeNames;
+  for (let index = 0; index < names.length; index++) if (names[index] === type) return context.tables.typeList[index] as TypeTables;
+  return NO_TABLES;
 }
 
 function describeStart(context: Context, index: number, avoidField: string | null): Descriptor {
@@ -51,14 +53,24 @@ function describeStart(context: Context, index: number, avoidField: string | nul
   return { by: "name", type: record.type, id: record.id, name: record.name };
 }
 
-/** The walk `buildChain` is trying: relation names and record ids (one more id than relations). */
+/**
+ * The walk `buildChain` is trying: relation names, and the records visited as indices into the world's
+ * records (one more than relations; a record's id is unique, so its index stands for it). Numbers, not
+ * the ids: a young string stored into a long-lived array takes the write barrier's slow path.
+ */
 const chainRelations: string[] = [];
-const chainIds: string[] = [];
+let chainRecords = new Int32Array(8);
 
-/** Whether `id` is among the walk's first `steps + 1` ids. */
-function visited(id: string, steps: number): boolean {
-  for (let position = 0; position <= steps; position++) if (chainIds[position] === id) return true;
+/** Whether record `index` is among the walk's first `steps + 1` records. */
+function visited(index: number, steps: number): boolean {
+  for (let position = 0; position <= steps; position++) if (chainRecords[position] === index) return true;
   return false;
+}
+
+function chainIdsOf(records: readonly WorldRecord[], steps: number): string[] {
+  const ids: string[] = [];
+  for (let position = 0; position <= steps; position++) ids.push((records[chainRecords[position] as number] as WorldRecord).id);
+  return ids;
 }
 
 /**
@@ -74,7 +86,8 @@ function buildChain(context: Context, length: number, accept: (record: WorldReco
     let index = first;
     let current = records[index] as WorldRecord;
     // The walk is kept in scratch lists and copied out only when it is accepted (most attempts are not).
-    chainIds[0] = current.id;
+    if (chainRecords.length <= length) chainRecords = new Int32Array(length + 1);
+    chainRecords[0] = first;
     let steps = 0;
     let ok = true;
     for (let step = 0; step < length && ok; step++) {
@@ -84,10 +97,10 @@ function buildChain(context: Context, length: number, accept: (record: WorldReco
       const option = Math.floor(random.next() * options.length);
       const nextIndex = functional[index * stride + (tables.linkSlots[option] as number)] as number;
       const next = records[nextIndex] as WorldRecord;
-      if (visited(next.id, steps)) ok = false;
+      if (visited(nextIndex, steps)) ok = false;
       else {
         chainRelations[steps] = (options[option] as RelationSpec).name;
-        chainIds[++steps] = next.id;
+        chainRecords[++steps] = nextIndex;
         current = next;
         index = nextIndex;
       }
@@ -96,7 +109,7 @@ function buildChain(context: Context, length: number, accept: (record: WorldReco
     const start = describeStart(context, first, null);
     context.start = records[first] as WorldRecord;
     context.end = current;
-    return { start, relations: chainRelations.slice(0, steps), ids: chainIds.slice(0, steps + 1) };
+    return { start, relations: chainRelations.slice(0, steps), ids: chainIdsOf(records, steps) };
   }
   return null;
 }

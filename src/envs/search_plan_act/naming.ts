@@ -78,14 +78,16 @@ export function nameKind(naming: "person" | readonly string[]): NameKind {
   };
 }
 
-/** Open-addressing table of the names taken in the world being built (cleared by stamp, never reallocated while it fits). */
-let capacity = 512;
 /**
- * Per slot, its stamp then its hash, side by side: a probe reads one cache line (the table is read at
- * random for every name, and cache misses were a large share of naming).
+ * Open-addressing table of the names taken in the world being built (cleared by stamp, never
+ * reallocated while it fits). Per slot, four numbers side by side: its stamp, the name's hash, the
+ * name's position in the world's list of names, and padding: a probe reads one cache line (the table
+ * is read at random for every name, and cache misses were a large share of naming). The table holds
+ * numbers only: storing the names themselves in a long-lived array made every store a write-barrier
+ * slow path (a young string into an old array).
  */
-let slotStampsAndHashes = new Int32Array(capacity * 2);
-let slotNames: string[] = new Array<string>(capacity).fill("");
+let capacity = 512;
+let slots = new Int32Array(capacity * 4);
 let tableStamp = 0;
 let tableSize = 0;
 
@@ -93,19 +95,17 @@ function slotOf(hash: number): number {
   return Math.imul(hash, 0x9e3779b1) >>> 0;
 }
 
-/**
- * Lists a world's names keep while it is built, reused from world to world (a world is built before
- * the next starts, as with the name table): entries past a list's count are stale. Writing by index
- * into kept storage spares growing new arrays for every world and every type.
- */
-const surnameScratch: string[] = [];
-const surnameHashScratch: number[] = [];
-const hashScratch: number[] = [];
-const headScratch: string[] = [];
-const tailScratch: string[] = [];
-
 export class WorldNames {
-  /** Surnames of the people named so far (thing names may reuse one) in `surnameScratch`, their hashes beside them. */
+  /**
+   * Every name taken in this world, in the order made (the table points into it); `count` of them.
+   * This list and the ones below are allocated at the world's size (pushes grew them several times
+   * per world) and filled in order.
+   */
+  private readonly made: string[];
+  private count = 0;
+  /** Surnames of the people named so far (thing names may reuse one), and their hashes. */
+  private readonly surnames: string[];
+  private readonly surnameHashes: Int32Array;
   private surnameCount = 0;
   /** The hash of the last name made, and (people) its last word and that word's hash. */
   private hash = 0;
@@ -113,12 +113,15 @@ export class WorldNames {
   private lastWordHash = 0;
   private readonly clusterHash: number;
   /**
-   * How many names were made for the current type (since `beginType`): their hashes, and each name
-   * split before its last word, the only word a near-duplicate edits, are in the scratch lists. Editing
-   * the kept last word spares reading the joined name, which V8 holds as an unflattened pair of strings
-   * (reading it would copy it).
+   * The hashes of the names made in this world, and each name split before its last word, the only
+   * word a near-duplicate edits; the current type's names start at `typeStart`. Editing the kept last
+   * word spares reading the joined name, which V8 holds as an unflattened pair of strings (reading it
+   * would copy it).
    */
-  private sameTypeCount = 0;
+  private readonly hashes: Int32Array;
+  private readonly heads: string[];
+  private readonly tails: string[];
+  private typeStart = 0;
   /** The parts of the name `fresh` or `taken` made last. */
   private head = "";
   private tail = "";
@@ -128,10 +131,18 @@ export class WorldNames {
     private readonly nearDuplicateRate: number,
     private readonly sharedWordRate: number,
     private readonly clusterWord: string | null,
+    /** How many names the world will take (its records). */
+    size: number,
   ) {
+    this.made = new Array<string>(size);
+    this.surnames = new Array<string>(size);
+    this.surnameHashes = new Int32Array(size);
+    this.hashes = new Int32Array(size);
+    this.heads = new Array<string>(size);
+    this.tails = new Array<string>(size);
     this.clusterHash = clusterWord === null ? 0 : hashText(clusterWord);
     if (++tableStamp === 0x7fffffff) {
-      slotStampsAndHashes.fill(0);
+      slots.fill(0);
       tableStamp = 1;
     }
     tableSize = 0;
@@ -139,8 +150,8 @@ export class WorldNames {
 
   has(name: string, hash: number): boolean {
     const mask = capacity - 1;
-    for (let slot = slotOf(hash) & mask; slotStampsAndHashes[2 * slot] === tableStamp; slot = (slot + 1) & mask) {
-      if (slotStampsAndHashes[2 * slot + 1] === hash && slotNames[slot] === name) return true;
+    for (let slot = slotOf(hash) & mask; slots[4 * slot] === tableStamp; slot = (slot + 1) & mask) {
+      if (slots[4 * slot + 1] === hash && this.made[slots[4 * slot + 2] as number] === name) return true;
     }
     return false;
   }
@@ -149,10 +160,11 @@ export class WorldNames {
     if (tableSize * 2 >= capacity) grow();
     const mask = capacity - 1;
     let slot = slotOf(hash) & mask;
-    while (slotStampsAndHashes[2 * slot] === tableStamp) slot = (slot + 1) & mask;
-    slotStampsAndHashes[2 * slot] = tableStamp;
-    slotStampsAndHashes[2 * slot + 1] = hash;
-    slotNames[slot] = name;
+    while (slots[4 * slot] === tableStamp) slot = (slot + 1) & mask;
+    slots[4 * slot] = tableStamp;
+    slots[4 * slot + 1] = hash;
+    slots[4 * slot + 2] = this.count;
+    this.made[this.count] = name;
     tableSize++;
   }
 
@@ -199,8 +211,8 @@ export class WorldNames {
     let hash: number;
     if (surnameCount > 0 && random.next() < this.sharedWordRate) {
       const index = Math.floor(random.next() * surnameCount);
-      word = surnameScratch[index] as string;
-      hash = surnameHashScratch[index] as number;
+      word = this.surnames[index] as string;
+      hash = this.surnameHashes[index] as number;
     } else {
       const first = Math.floor(random.next() * SYLLABLE_COUNT);
       const second = Math.floor(random.next() * SYLLABLE_COUNT);
@@ -225,7 +237,7 @@ export class WorldNames {
 
   /** Starts the names of another type: near-duplicates copy names of the same type only. */
   beginType(): void {
-    this.sameTypeCount = 0;
+    this.typeStart = this.count;
   }
 
   /**
@@ -237,32 +249,32 @@ export class WorldNames {
     const name = this.choose(kind, inCluster);
     this.add(name, this.hash);
     if (kind.person) {
-      surnameScratch[this.surnameCount] = this.lastWord;
-      surnameHashScratch[this.surnameCount++] = this.lastWordHash;
+      this.surnames[this.surnameCount] = this.lastWord;
+      this.surnameHashes[this.surnameCount++] = this.lastWordHash;
     }
-    const count = this.sameTypeCount++;
-    hashScratch[count] = this.hash;
-    headScratch[count] = this.head;
-    tailScratch[count] = this.tail;
+    const count = this.count++;
+    this.hashes[count] = this.hash;
+    this.heads[count] = this.head;
+    this.tails[count] = this.tail;
     return name;
   }
 
   private choose(kind: NameKind, inCluster: boolean): string {
     const random = this.random;
-    const count = this.sameTypeCount;
+    const count = this.count - this.typeStart;
     if (!inCluster && count > 0 && random.next() < this.nearDuplicateRate) {
-      const index = Math.floor(random.next() * count);
+      const index = this.typeStart + Math.floor(random.next() * count);
       // The edit of the original's last word (`nearDuplicateEdit` of the whole name draws the same).
-      const tail = tailScratch[index] as string;
+      const tail = this.tails[index] as string;
       const edit = lastWordEdit(tail, 0, random);
       if (edit >= 0) {
         const editedTail = applyEdit(tail, edit);
-        const head = headScratch[index] as string;
+        const head = this.heads[index] as string;
         const copy = head + editedTail;
         const position = Math.floor(edit / 65536);
         const hash =
           editedTail.length === tail.length && edit % 65536 !== 65535
-            ? (Math.imul((edit % 65536) - tail.charCodeAt(position), power(tail.length - 1 - position)) + (hashScratch[index] as number)) | 0
+            ? (Math.imul((edit % 65536) - tail.charCodeAt(position), power(tail.length - 1 - position)) + (this.hashes[index] as number)) | 0
             : hashText(copy);
         if (!this.has(copy, hash)) return this.taken(kind, copy, hash, head, editedTail);
       }
@@ -291,25 +303,18 @@ export class WorldNames {
 }
 
 function grow(): void {
-  const names: string[] = [];
-  const hashes: number[] = [];
-  for (let slot = 0; slot < capacity; slot++) {
-    if (slotStampsAndHashes[2 * slot] === tableStamp) {
-      names.push(slotNames[slot] as string);
-      hashes.push(slotStampsAndHashes[2 * slot + 1] as number);
-    }
-  }
+  const old = slots;
+  const oldCapacity = capacity;
   capacity *= 2;
-  slotStampsAndHashes = new Int32Array(capacity * 2);
-  slotNames = new Array<string>(capacity).fill("");
-  tableSize = 0;
+  slots = new Int32Array(capacity * 4);
   const mask = capacity - 1;
-  for (let i = 0; i < names.length; i++) {
-    let slot = slotOf(hashes[i] as number) & mask;
-    while (slotStampsAndHashes[2 * slot] === tableStamp) slot = (slot + 1) & mask;
-    slotStampsAndHashes[2 * slot] = tableStamp;
-    slotStampsAndHashes[2 * slot + 1] = hashes[i] as number;
-    slotNames[slot] = names[i] as string;
-    tableSize++;
+  for (let from = 0; from < oldCapacity; from++) {
+    if (old[4 * from] !== tableStamp) continue;
+    const hash = old[4 * from + 1] as number;
+    let slot = slotOf(hash) & mask;
+    while (slots[4 * slot] === tableStamp) slot = (slot + 1) & mask;
+    slots[4 * slot] = tableStamp;
+    slots[4 * slot + 1] = hash;
+    slots[4 * slot + 2] = old[4 * from + 2] as number;
   }
 }

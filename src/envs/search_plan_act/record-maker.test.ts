@@ -40,11 +40,11 @@ describe("search_plan record makers", () => {
         // 300 records of one type: ids collide (birthday) and are drawn again, names repeat as near-duplicates.
         const compiledRandom = createRandom("record maker", theme.name, type.name);
         clearTakenNumbers();
-        const compiledNames = new WorldNames(compiledRandom, 0.3, 0.3, null);
+        const compiledNames = new WorldNames(compiledRandom, 0.3, 0.3, null, 300);
         const compiled = Array.from({ length: 300 }, () => make(compiledRandom, places, compiledNames, false));
 
         const plainRandom = createRandom("record maker", theme.name, type.name);
-        const plainNames = new WorldNames(plainRandom, 0.3, 0.3, null);
+        const plainNames = new WorldNames(plainRandom, 0.3, 0.3, null, 300);
         const taken = new Map<string, Set<number>>();
         const plain = Array.from({ length: 300 }, () => plainRecord(type, plainRandom, places, plainNames, taken));
 

@@ -125,14 +125,13 @@ export function generateWorld(theme: Theme, config: SearchPlanConfig, random: Ra
   if (config.nameClusterSize > 0 && plan.people.length > 0) {
     cluster = { type: random.pick(plan.people).name, word: surname(random), ids: [] };
   }
-  const names = new WorldNames(random, config.nearDuplicateRate, config.sharedWordRate, cluster ? cluster.word : null);
-
   /** Where each type's records start in `records` (they are made type by type). */
   const offsets: number[] = [0];
   for (let typeIndex = 0; typeIndex < types.length; typeIndex++) {
     const clusterSize = cluster && cluster.type === (types[typeIndex] as TypePlan).spec.name ? config.nameClusterSize : 0;
     offsets.push((offsets[typeIndex] as number) + Math.max(counts[typeIndex] as number, clusterSize + 2));
   }
+  const names = new WorldNames(random, config.nearDuplicateRate, config.sharedWordRate, cluster ? cluster.word : null, offsets[types.length] as number);
   // Allocated at its size (growing it by pushes copied it several times per world); filled in order.
   const records: WorldRecord[] = new Array<WorldRecord>(offsets[types.length] as number);
   for (let typeIndex = 0; typeIndex < types.length; typeIndex++) {
