@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { qwen3TokenizerDir } from "../../test/support/qwen3.ts";
 import { ChatTemplate } from "./chat-template.ts";
@@ -63,6 +65,21 @@ test("the segment cache encodes exactly like whole-string encoding", () => {
     assert.deepEqual(tokenizer.encode(text), tokenizer.encodeUncached(text));
   }
   assert.ok(tokenizer.stats.hits > tokenizer.stats.misses);
+});
+
+test("a bounded segment cache starts over when full and still encodes exactly", () => {
+  const directory = qwen3TokenizerDir();
+  const json = JSON.parse(readFileSync(join(directory, "tokenizer.json"), "utf8")) as Record<string, unknown>;
+  const tokenizer = new SegmentTokenizer(json, {}, 2_000);
+  const texts = Array.from({ length: 40 }, (_, index) => `<|im_start|>user\nrequest ${index} ${"x".repeat(index * 10)}<|im_end|>\n`);
+  let largest = 0;
+  for (const text of [...texts, ...texts]) {
+    assert.deepEqual(tokenizer.encode(text), tokenizer.encodeUncached(text));
+    largest = Math.max(largest, tokenizer.stats.entries);
+  }
+  // 40 distinct segments of 11-400 characters cannot all fit in 2,000 characters
+  assert.ok(largest < 40, `cache held ${largest} segments`);
+  assert.ok(tokenizer.stats.hits > 0);
 });
 
 test("normalisation handles every tool-call shape and Telecom user-side calls", () => {
