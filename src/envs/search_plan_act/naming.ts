@@ -99,13 +99,14 @@ export class WorldNames {
   /**
    * Every name taken in this world, in the order made (the table points into it); `count` of them.
    * This list and the ones below are allocated at the world's size (pushes grew them several times
-   * per world) and filled in order.
+   * per world) and filled in order; plain arrays (a typed array of this size is allocated outside the
+   * heap, slowly, for every world).
    */
   private readonly made: string[];
   private count = 0;
   /** Surnames of the people named so far (thing names may reuse one), and their hashes. */
   private readonly surnames: string[];
-  private readonly surnameHashes: Int32Array;
+  private readonly surnameHashes: number[];
   private surnameCount = 0;
   /** The hash of the last name made, and (people) its last word and that word's hash. */
   private hash = 0;
@@ -118,7 +119,7 @@ export class WorldNames {
    * word spares reading the joined name, which V8 holds as an unflattened pair of strings (reading it
    * would copy it).
    */
-  private readonly hashes: Int32Array;
+  private readonly hashes: number[];
   private readonly heads: string[];
   private readonly tails: string[];
   private typeStart = 0;
@@ -136,8 +137,8 @@ export class WorldNames {
   ) {
     this.made = new Array<string>(size);
     this.surnames = new Array<string>(size);
-    this.surnameHashes = new Int32Array(size);
-    this.hashes = new Int32Array(size);
+    this.surnameHashes = new Array<number>(size);
+    this.hashes = new Array<number>(size);
     this.heads = new Array<string>(size);
     this.tails = new Array<string>(size);
     this.clusterHash = clusterWord === null ? 0 : hashText(clusterWord);
