@@ -2,13 +2,39 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorBody, errorReply, parseObject, tokenMatches, unauthorizedMessage, type ServerApp } from "./app.ts";
 
 /**
- * `POST /sessions/:id/call` straight on node:http, skipping the Fetch-API `Request`/`Response` objects,
- * web streams and abort signals that Hono's Node adapter builds for every request (most of a tool call's
- * CPU time under load). Only plain session ids take this path (no query, no percent-escapes); every other
- * request goes to the Hono app. It keeps the app's guarantees: the bearer token, the body size limit
- * (413 and `Connection: close`), and a 4xx JSON error naming the problem for any bad input.
+ * `POST /sessions/:id/call` without Hono: the Fetch-API `Request`/`Response` objects, web streams and abort
+ * signals that Hono's Node adapter builds for every request are most of a tool call's CPU time under load.
+ * Only plain session ids take this path (no query, no percent-escapes); every other request goes to the Hono
+ * app. It keeps the app's guarantees: the bearer token, the body size limit (413 and `Connection: close`),
+ * and a 4xx JSON error naming the problem for any bad input. `createCallAnswerer` is the answer itself, shared
+ * by the node:http handler here and the socket-level reader in http-connection.ts.
  */
-const callRoute = /^\/sessions\/([A-Za-z0-9_-]{1,200})\/call$/;
+export const callRoute = /^\/sessions\/([A-Za-z0-9_-]{1,200})\/call$/;
+
+export interface CallAnswer {
+  status: number;
+  /** The JSON body. */
+  text: string;
+}
+
+/** Answers one tool call from its session id, `Authorization` header and raw body; never throws. */
+export function createCallAnswerer(serverApp: ServerApp): (id: string, authorization: string | undefined, body: Buffer) => CallAnswer {
+  const { store } = serverApp;
+  const { token } = serverApp.options;
+  const unauthorized: CallAnswer = { status: 401, text: JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage)) };
+  return (id, authorization, body) => {
+    if (token && !tokenMatches(token, authorization)) return unauthorized;
+    let text = body.toString("utf8");
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // UTF-8 decoding drops a byte-order mark, as Request.text() does
+    try {
+      const parsed = parseObject(text);
+      return { status: 200, text: JSON.stringify(store.call(id, parsed.name, parsed.arguments, parsed.seq)) };
+    } catch (error) {
+      const reply = errorReply(error);
+      return { status: reply.status, text: JSON.stringify(reply.body) };
+    }
+  };
+}
 
 function send(response: ServerResponse, status: number, text: string, close = false): void {
   const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(text) };
@@ -17,35 +43,19 @@ function send(response: ServerResponse, status: number, text: string, close = fa
   response.end(text);
 }
 
-function sendError(response: ServerResponse, error: unknown): void {
-  const reply = errorReply(error);
-  send(response, reply.status, JSON.stringify(reply.body));
-}
-
 /** Returns a request listener step: `true` when it took the request, `false` to hand it to the Hono app. */
 export function createFastCallHandler(serverApp: ServerApp): (request: IncomingMessage, response: ServerResponse) => boolean {
-  const { store } = serverApp;
   const { token, maxBodyBytes } = serverApp.options;
+  const answerCall = createCallAnswerer(serverApp);
   const tooLarge = JSON.stringify(errorBody("BODY_TOO_LARGE", `request bodies are limited to ${maxBodyBytes} bytes`));
   const unauthorized = JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage));
-
-  const answer = (response: ServerResponse, id: string, text: string): void => {
-    let reply: string;
-    try {
-      const body = parseObject(text);
-      reply = JSON.stringify(store.call(id, body.name, body.arguments, body.seq));
-    } catch (error) {
-      sendError(response, error);
-      return;
-    }
-    send(response, 200, reply);
-  };
 
   return (request, response) => {
     if (request.method !== "POST") return false;
     const match = callRoute.exec(request.url ?? "");
     if (!match) return false;
     const id = match[1] as string;
+    // Checked before the body is read, so an unauthorised client cannot make the server buffer a body.
     if (token && !tokenMatches(token, request.headers.authorization)) {
       send(response, 401, unauthorized);
       return true;
@@ -71,9 +81,8 @@ export function createFastCallHandler(serverApp: ServerApp): (request: IncomingM
     });
     request.on("end", () => {
       if (refused) return;
-      let text = chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks, size).toString("utf8");
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // UTF-8 decoding drops a byte-order mark, as Request.text() does
-      answer(response, id, text);
+      const reply = answerCall(id, request.headers.authorization, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      send(response, reply.status, reply.text);
     });
     request.on("error", () => response.destroy());
     return true;

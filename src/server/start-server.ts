@@ -1,13 +1,14 @@
 import { rmSync } from "node:fs";
 import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
-import type { AddressInfo } from "node:net";
-import { getRequestListener, serve, upgradeWebSocket, type ServerType } from "@hono/node-server";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import { createAdaptorServer, getRequestListener, upgradeWebSocket } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import type { AnyEnvironment } from "../core/index.ts";
 import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
-import { createFastCallHandler } from "./fast-call.ts";
+import { callRoute, createCallAnswerer, createFastCallHandler } from "./fast-call.ts";
+import { createConnectionHandler } from "./http-connection.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
-import { createWorkerRouter, workerIdPrefix, workerSocketPath, type WorkerPlace, type WorkerRouter } from "./worker-routing.ts";
+import { createWorkerRouter, ownerOf, workerIdPrefix, workerSocketPath, type WorkerPlace, type WorkerRouter } from "./worker-routing.ts";
 
 export interface StartServerOptions extends ServerAppOptions {
   host?: string;
@@ -84,7 +85,14 @@ async function listenPrivately(serverApp: ServerApp, router: WorkerRouter, socke
   return server;
 }
 
-/** Starts `toolgym serve`: the HTTP app plus `/ws`, and a timer that closes idle sessions. */
+/** Trainers call in bursts (one rollout batch per step, minutes apart on big models): keep connections open. */
+const KEEP_ALIVE_MILLISECONDS = 120_000;
+
+/**
+ * Starts `toolgym serve`: the HTTP app plus `/ws`, and a timer that closes idle sessions. Connections are
+ * accepted by a TCP server whose reader (http-connection.ts) answers tool calls itself and passes every
+ * other request to a node:http server running Hono's adapter (which never listens on its own).
+ */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const place = options.worker;
   const serverApp = createServerApp({ ...options, sessionIdPrefix: place ? workerIdPrefix(place.index) : undefined });
@@ -92,29 +100,41 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   addWebSocketRoute(serverApp, options.environments);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: serverApp.options.maxBodyBytes });
   const host = options.host ?? "127.0.0.1";
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const fastCall = createFastCallHandler(serverApp);
-    // Tool calls take the fast path; everything else (and /ws upgrades) goes through Hono's adapter.
-    const withFastCall = (serverOptions: ServerOptions, honoListener: RequestListener) =>
-      createServer(serverOptions, (request, response) => {
-        if (router?.route(request, response)) return;
-        if (!fastCall(request, response)) void honoListener(request, response);
-      });
-    const created = serve(
-      {
-        fetch: serverApp.app.fetch,
-        hostname: host,
-        port: options.port ?? 8765,
-        websocket: { server: sockets },
-        createServer: withFastCall as typeof createServer,
-      },
-      () => resolve(created),
-    );
-    created.once("error", reject);
+  const fastCall = createFastCallHandler(serverApp);
+  // Tool calls take the fast path; everything else (and /ws upgrades) goes through Hono's adapter.
+  const withFastCall = (serverOptions: ServerOptions, honoListener: RequestListener) =>
+    createServer(serverOptions, (request, response) => {
+      if (router?.route(request, response)) return;
+      if (!fastCall(request, response)) void honoListener(request, response);
+    });
+  const http = createAdaptorServer({
+    fetch: serverApp.app.fetch,
+    hostname: host,
+    websocket: { server: sockets },
+    createServer: withFastCall as typeof createServer,
+  }) as Server;
+  http.keepAliveTimeout = KEEP_ALIVE_MILLISECONDS;
+  // node:http starts its header and request timeout checks when it listens; it never does here.
+  http.emit("listening");
+  const connections = createConnectionHandler({
+    http,
+    maxBodyBytes: serverApp.options.maxBodyBytes,
+    keepAliveMilliseconds: KEEP_ALIVE_MILLISECONDS,
+    // A call for another worker's session is routed by the node:http side (worker-routing.ts).
+    callTarget: (target) => {
+      const match = callRoute.exec(target);
+      if (!match || (place && (ownerOf(target, place.count) ?? place.index) !== place.index)) return undefined;
+      return match[1];
+    },
+    answerCall: createCallAnswerer(serverApp),
+  });
+  // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does).
+  const server = createTcpServer({ allowHalfOpen: true }, connections);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ host, port: options.port ?? 8765 }, () => resolve());
   });
   server.on("error", () => undefined);
-  // Trainers call in bursts (one rollout batch per step, minutes apart on big models): keep connections open.
-  if ("keepAliveTimeout" in server) server.keepAliveTimeout = 120_000;
   const reapEvery = Math.max(250, Math.min(60_000, (serverApp.options.idleSeconds * 1000) / 4));
   const timer = setInterval(() => serverApp.store.reapIdle(), reapEvery);
   timer.unref();
@@ -134,7 +154,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         for (const client of sockets.clients) client.terminate();
         sockets.close();
         serverApp.store.closeAll();
-        if ("closeAllConnections" in server) server.closeAllConnections();
+        connections.closeAll();
+        http.closeAllConnections();
+        http.close(() => undefined);
         server.close(() => resolve());
       }),
   };

@@ -1,0 +1,219 @@
+import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { Duplex } from "node:stream";
+import type { CallAnswer } from "./fast-call.ts";
+import { parseRequestHead, type RequestHead } from "./http-head.ts";
+
+/**
+ * Reads HTTP/1.1 straight off each TCP connection and answers tool calls itself. Why: for a tool call of a
+ * few hundred bytes, node:http's per-request objects (an IncomingMessage stream, a ServerResponse stream,
+ * header objects, timers) cost more server CPU than the rest of the call; under the bench load a trivial
+ * node:http handler alone takes about twice the CPU per request of a reader on the raw socket.
+ *
+ * Everything but a well-formed tool call keeps node:http's behaviour, byte for byte:
+ * - a request this reader can frame (a `Content-Length` body within the limit) that it does not answer is
+ *   passed, as received, to the node:http server through a per-connection in-memory stream (`Relay`), and
+ *   the response bytes come back to the socket (session creation, rewards, routing between workers, ...);
+ * - a request it cannot frame or would judge differently from node:http (chunked or oversized bodies,
+ *   upgrades, `Expect`, HTTP/1.0, an odd character in the head) hands the socket itself to node:http for
+ *   the rest of the connection.
+ * Responses go out in request order: while a relayed request is in flight, later ones wait.
+ */
+export interface ConnectionHandlerOptions {
+  /** Takes what this reader passes on; its `request` listener is the app's. */
+  http: HttpServer;
+  maxBodyBytes: number;
+  /** Idle connections are closed after this long (node:http's keep-alive timeout). */
+  keepAliveMilliseconds: number;
+  /** The session id when `POST <target>` is a tool call this process answers itself; else undefined. */
+  callTarget(target: string): string | undefined;
+  answerCall(id: string, authorization: string | undefined, body: Buffer): CallAnswer;
+}
+
+export interface ConnectionHandler {
+  (socket: Socket): void;
+  /** Destroys every open connection (server shutdown). */
+  closeAll(): void;
+}
+
+/** node:http's default limit on a request head (`--max-http-header-size`); longer heads are node's to refuse. */
+const HEAD_LIMIT = 16 * 1024;
+
+/** The in-memory connection a relayed request reaches node:http through; what node:http writes goes to the socket. */
+class Relay extends Duplex {
+  /** The response to the request in flight has been written. */
+  onResponseDone: () => void = () => undefined;
+  detached = false;
+
+  constructor(private readonly socket: Socket) {
+    super();
+  }
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.socket.write(chunk, callback);
+  }
+
+  override _final(callback: () => void): void {
+    this.socket.end();
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // node:http destroys its connection after a response it cannot follow (a parse error): flush, then close.
+    if (!this.detached) this.socket.destroySoon();
+    callback(error);
+  }
+}
+
+let dateText = "";
+let dateExpires = 0;
+/** The `Date` header node:http sends, computed once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  if (now >= dateExpires) {
+    dateText = new Date(now).toUTCString();
+    dateExpires = now - (now % 1000) + 1000;
+  }
+  return dateText;
+}
+
+export function createConnectionHandler(options: ConnectionHandlerOptions): ConnectionHandler {
+  const { http, answerCall } = options;
+  const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveMilliseconds / 1000)}\r\n\r\n`;
+  /** Every connection; `own` while this reader has it (node:http times out the ones handed to it). */
+  const open = new Set<{ socket: Socket; idleSince: number; busy: boolean; own: boolean }>();
+
+  // A relayed response has been written once its ServerResponse finishes (or is torn down).
+  http.prependListener("request", (request: IncomingMessage, response: ServerResponse) => {
+    const relay = request.socket;
+    if (!(relay instanceof Relay)) return;
+    const done = relay.onResponseDone;
+    response.once("finish", done);
+    response.once("close", done);
+  });
+
+  const handle = (socket: Socket): void => {
+    socket.setNoDelay(true);
+    const state = { socket, idleSince: Date.now(), busy: false, own: true };
+    open.add(state);
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let head: RequestHead | undefined;
+    let relay: Relay | undefined;
+
+    const joined = (): Buffer => {
+      if (chunks.length > 1) chunks = [Buffer.concat(chunks, size)];
+      return chunks[0] as Buffer;
+    };
+
+    const handOff = (): void => {
+      socket.removeListener("data", onData);
+      socket.removeListener("end", onEnd);
+      state.own = false;
+      if (relay) {
+        relay.detached = true;
+        relay.destroy();
+      }
+      socket.pause();
+      if (size > 0) socket.unshift(joined());
+      chunks = [];
+      size = 0;
+      http.emit("connection", socket);
+      socket.resume();
+    };
+
+    const answer = (id: string, body: Buffer, authorization: string | undefined, close: boolean): void => {
+      const reply = answerCall(id, authorization, body);
+      const status = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(reply.text)}\r\nDate: ${httpDate()}\r\n`;
+      socket.write(status + (close ? "Connection: close\r\n\r\n" : keepAlive) + reply.text);
+      if (close) socket.end();
+    };
+
+    const relayRequest = (request: Buffer): void => {
+      if (!relay) {
+        relay = new Relay(socket);
+        http.emit("connection", relay);
+      }
+      state.busy = true;
+      let finished = false;
+      relay.onResponseDone = () => {
+        if (finished) return;
+        finished = true;
+        state.busy = false;
+        state.idleSince = Date.now();
+        // Later requests that arrived meanwhile; on a later tick, after node:http's own bookkeeping.
+        if (size > 0) setImmediate(drain);
+      };
+      relay.push(request);
+    };
+
+    /** Answers or passes on every complete request buffered, in order. */
+    const drain = (): void => {
+      while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
+        if (!head) {
+          const data = joined();
+          const end = data.indexOf("\r\n\r\n");
+          if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
+          if (end < 0) return;
+          head = parseRequestHead(data.toString("latin1", 0, end), options.maxBodyBytes);
+          if (!head) return handOff();
+        }
+        if (size < head.total) return;
+        const data = joined();
+        const request = data.subarray(0, head.total);
+        const rest = data.subarray(head.total);
+        chunks = rest.length > 0 ? [rest] : [];
+        size = rest.length;
+        const taken = head;
+        head = undefined;
+        const callId = taken.method === "POST" && taken.plain ? options.callTarget(taken.target) : undefined;
+        if (callId !== undefined) answer(callId, request.subarray(taken.bodyStart), taken.authorization, taken.close);
+        else relayRequest(request);
+      }
+    };
+
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      state.idleSince = Date.now();
+      drain();
+    };
+
+    const onEnd = (): void => {
+      // The client sent its last request: close once the answers to it are out.
+      if (state.busy) relay?.push(null);
+      else socket.end();
+    };
+
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => {
+      open.delete(state);
+      if (relay && !relay.destroyed) {
+        relay.detached = true;
+        relay.destroy();
+      }
+    });
+  };
+
+  // Closes connections idle longer than the keep-alive timeout; one timer for all instead of one per socket.
+  const sweep = setInterval(
+    () => {
+      const limit = Date.now() - options.keepAliveMilliseconds;
+      for (const state of open) if (state.own && !state.busy && state.idleSince < limit) state.socket.destroy();
+    },
+    Math.min(10_000, options.keepAliveMilliseconds),
+  );
+  sweep.unref();
+
+  return Object.assign(handle, {
+    closeAll() {
+      clearInterval(sweep);
+      for (const state of open) state.socket.destroy();
+      open.clear();
+    },
+  });
+}

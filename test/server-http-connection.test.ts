@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { parseRequestHead } from "../src/server/http-head.ts";
+import { startServer, type RunningServer } from "../src/server/start-server.ts";
+
+/**
+ * The socket-level reader of `toolgym serve` (src/server/http-connection.ts): tool calls it answers itself,
+ * everything else relayed to or handed over to node:http. These tests speak raw HTTP/1.1 so they control
+ * framing (pipelining, split writes, half-close) in ways an HTTP client library would not.
+ */
+describe("request heads (http-head.ts)", () => {
+  const head = (lines: string[]) => parseRequestHead(lines.join("\r\n"), 1000);
+
+  it("frames a plain tool call and reads the headers it needs", () => {
+    const text = ["POST /sessions/abc/call HTTP/1.1", "Host: 127.0.0.1:8765", "Content-Length:  12 ", "AUTHORIZATION: Bearer t0k", "Connection: keep-alive"];
+    const parsed = head(text);
+    const bodyStart = text.join("\r\n").length + 4;
+    assert.deepEqual(parsed, {
+      method: "POST",
+      target: "/sessions/abc/call",
+      bodyStart,
+      total: bodyStart + 12,
+      close: false,
+      plain: true,
+      authorization: "Bearer t0k",
+    });
+    assert.equal(head(["GET /health HTTP/1.1", "host: x"])?.total, "GET /health HTTP/1.1\r\nhost: x".length + 4, "no body without Content-Length");
+    assert.equal(head(["POST /x HTTP/1.1", "Host: x", "Connection: Close"])?.close, true);
+  });
+
+  it("leaves node:http whatever it might read differently", () => {
+    const refused: [string, string[]][] = [
+      ["HTTP/1.0", ["POST /x HTTP/1.0", "Host: x"]],
+      ["HEAD", ["HEAD /x HTTP/1.1", "Host: x"]],
+      ["an absolute target", ["GET http://x/ HTTP/1.1", "Host: x"]],
+      ["chunked", ["POST /x HTTP/1.1", "Host: x", "Transfer-Encoding: chunked"]],
+      ["two lengths", ["POST /x HTTP/1.1", "Host: x", "Content-Length: 1", "content-length: 1"]],
+      ["a length that is not a number", ["POST /x HTTP/1.1", "Host: x", "Content-Length: 1e3"]],
+      ["a body over the limit", ["POST /x HTTP/1.1", "Host: x", "Content-Length: 1001"]],
+      ["an upgrade", ["GET /ws HTTP/1.1", "Host: x", "Upgrade: websocket", "Connection: Upgrade"]],
+      ["Expect", ["POST /x HTTP/1.1", "Host: x", "Expect: 100-continue"]],
+      ["a space before the colon", ["POST /x HTTP/1.1", "Host: x", "Content-Length : 1"]],
+      ["a folded header", ["POST /x HTTP/1.1", "Host: x", "X-A: 1", " 2"]],
+      ["a control character", ["POST /x HTTP/1.1", "Host: x", "X-A: a\u0001b"]],
+      ["two tokens", ["POST /x HTTP/1.1", "Host: x", "Authorization: a", "Authorization: b"]],
+    ];
+    for (const [what, lines] of refused) assert.equal(head(lines), undefined, what);
+    assert.equal(head(["POST /x HTTP/1.1", "Content-Length: 0"])?.plain, false, "no Host: node:http answers 400");
+    assert.equal(head(["POST /x HTTP/1.1", "Host: x", "Connection: keep-alive, TE"])?.plain, false);
+  });
+});
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Reads HTTP/1.1 responses off a socket in order, each framed by its Content-Length. */
+function responses(socket: Socket): { next(): Promise<RawReply>; closed: Promise<void> } {
+  let buffered = Buffer.alloc(0);
+  const waiting: (() => void)[] = [];
+  socket.on("data", (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    waiting.splice(0).forEach((wake) => wake());
+  });
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  socket.on("close", () => waiting.splice(0).forEach((wake) => wake()));
+  const next = async (): Promise<RawReply> => {
+    for (;;) {
+      const end = buffered.indexOf("\r\n\r\n");
+      if (end >= 0) {
+        const [statusLine, ...lines] = buffered.subarray(0, end).toString("latin1").split("\r\n");
+        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+        const length = Number(headers["content-length"] ?? 0);
+        if (buffered.length >= end + 4 + length) {
+          const body = buffered.subarray(end + 4, end + 4 + length).toString("utf8");
+          buffered = buffered.subarray(end + 4 + length);
+          return { status: Number(statusLine?.split(" ")[1]), headers, body };
+        }
+      }
+      if (socket.destroyed || socket.readableEnded) throw new Error(`connection closed with ${buffered.length} bytes unread`);
+      await new Promise<void>((wake) => waiting.push(wake));
+    }
+  };
+  return { next, closed };
+}
+
+function post(path: string, body: string, extra = ""): string {
+  return `POST ${path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+}
+
+describe("toolgym serve reading HTTP off the socket", () => {
+  let server: RunningServer;
+  const open = (): Promise<Socket> =>
+    new Promise((resolve, reject) => {
+      const socket = connect(server.port, "127.0.0.1", () => resolve(socket));
+      socket.once("error", reject);
+    });
+  const task = mockEnvironment.generate({ split: "train", seed: 2, index: 4, config: { keys: 5 } });
+  const createBody = JSON.stringify({ env: "mock", split: "train", seed: 2, index: 4 });
+  const lookup = JSON.stringify({ name: "lookup", arguments: { key: task.key } });
+  const looked = JSON.stringify({ key: task.key, value: task.answer });
+
+  before(async () => {
+    server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxBodyBytes: 4096 });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it("answers pipelined requests in order: a relayed create, then tool calls on the new session", async () => {
+    const socket = await open();
+    const reader = responses(socket);
+    socket.write(post("/sessions", createBody));
+    const created = await reader.next();
+    assert.equal(created.status, 201);
+    const id = (JSON.parse(created.body) as { session_id: string }).session_id;
+    // One write: a call, a relayed request (GET, answered by Hono), and two more calls.
+    socket.write(post(`/sessions/${id}/call`, lookup) + `GET /sessions/${id} HTTP/1.1\r\nHost: test\r\n\r\n` + post(`/sessions/${id}/call`, lookup).repeat(2));
+    const first = await reader.next();
+    assert.equal(first.status, 200);
+    assert.deepEqual(JSON.parse(first.body), { content: looked, is_error: false, done: false, calls: 1 });
+    assert.equal(first.headers["content-type"], "application/json");
+    assert.equal(first.headers.connection, "keep-alive");
+    const described = await reader.next();
+    assert.equal(described.status, 200);
+    assert.equal((JSON.parse(described.body) as { calls: number }).calls, 1, "the relayed request saw only the call before it");
+    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
+    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 3);
+    socket.destroy();
+  });
+
+  it("answers a call sent a few bytes at a time, and one whose sender half-closes after it", async () => {
+    const socket = await open();
+    const reader = responses(socket);
+    socket.write(post("/sessions", createBody));
+    const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
+    const bytes = Buffer.from(post(`/sessions/${id}/call`, lookup));
+    for (let offset = 0; offset < bytes.length; offset += 7) {
+      socket.write(bytes.subarray(offset, offset + 7));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal((await reader.next()).status, 200);
+    socket.end(post(`/sessions/${id}/call`, lookup));
+    const last = await reader.next();
+    assert.equal((JSON.parse(last.body) as { calls: number }).calls, 2);
+    await reader.closed;
+  });
+
+  it("closes after answering a call sent with Connection: close", async () => {
+    const socket = await open();
+    const reader = responses(socket);
+    socket.write(post("/sessions/nope/call", lookup, "Connection: close\r\n"));
+    const reply = await reader.next();
+    assert.equal(reply.status, 404);
+    assert.equal(reply.headers.connection, "close");
+    await reader.closed;
+  });
+
+  it("hands the connection to node:http for what it does not frame, which keeps answering on it", async () => {
+    const socket = await open();
+    const reader = responses(socket);
+    socket.write(post("/sessions", createBody));
+    const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
+    const chunked = `POST /sessions/${id}/call HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n${lookup.length.toString(16)}\r\n${lookup}\r\n0\r\n\r\n`;
+    socket.write(chunked + post(`/sessions/${id}/call`, lookup));
+    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 1);
+    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
+    socket.destroy();
+  });
+
+  it("leaves malformed requests and oversized bodies to node:http's own answers", async () => {
+    const garbage = await open();
+    const garbageReader = responses(garbage);
+    garbage.write("BREW /pot HTTP/1.1\r\nHost: test\r\n\r\n");
+    assert.equal((await garbageReader.next()).status, 400);
+    await garbageReader.closed;
+
+    const large = await open();
+    const largeReader = responses(large);
+    large.write(`POST /sessions/x/call HTTP/1.1\r\nHost: test\r\nContent-Length: 5000\r\n\r\n`);
+    const refused = await largeReader.next();
+    assert.equal(refused.status, 413);
+    assert.equal(refused.headers.connection, "close");
+    assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
+    large.destroy();
+
+    const noHost = await open();
+    const noHostReader = responses(noHost);
+    noHost.write("POST /sessions/x/call HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}");
+    assert.equal((await noHostReader.next()).status, 400, "node:http requires Host on HTTP/1.1");
+    noHost.destroy();
+  });
+});
