@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from toolgym_trl import environment_factory, log_reward_components  # noqa: E402
+from toolgym_trl import environment_factory, log_reward_components, render_environment_schemas  # noqa: E402
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -46,6 +46,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--learning-rate", type=float, default=1e-5)
     parser.add_argument("--beta", type=float, default=0.0)
     parser.add_argument("--temperature", type=float, default=1.0)
+    # Unset = TRL's defaults (top_p 1, top_k off, min_p off): sampling from the whole distribution. Qwen3's card
+    # recommends top_p 0.8, top_k 20 (with temperature 0.7) without thinking; a small model's long tail breaks
+    # its tool-call format when sampled whole.
+    parser.add_argument("--top-p", type=float, default=None)
+    parser.add_argument("--top-k", type=int, default=None)
+    parser.add_argument("--min-p", type=float, default=None)
     parser.add_argument("--max-completion-length", type=int, default=4096)
     parser.add_argument("--max-tool-calling-iterations", type=int, default=None)
     parser.add_argument("--lora-r", type=int, default=32, help="0 = full fine-tuning (no adapter)")
@@ -57,6 +63,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--vllm-gpu-memory-utilization", type=float, default=0.3)
     parser.add_argument("--vllm-server-host", default="127.0.0.1", help="with --vllm-mode server: where `trl vllm-serve` runs")
     parser.add_argument("--vllm-server-port", type=int, default=8000)
+    parser.add_argument(
+        "--tool-schemas",
+        default="environment",
+        choices=["environment", "trl"],
+        help="how GRPO prompts render the tools: the environment's own schemas and order, as toolgym's evals and SFT rows do (default), or TRL's rebuild from the methods (alphabetical, no bounds)",
+    )
     parser.add_argument("--enable-thinking", action=argparse.BooleanOptionalAction, default=False)
     parser.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="default: on when CUDA is available")
     parser.add_argument("--gradient-checkpointing", action=argparse.BooleanOptionalAction, default=None, help="default: on when CUDA is available")
@@ -120,6 +132,8 @@ def main(argv: list[str] | None = None) -> None:
 
     tokenizer = AutoTokenizer.from_pretrained(args.model)
     original_template = tokenizer.chat_template  # TRL may swap in its prefix-preserving training template
+    if args.tool_schemas == "environment":
+        render_environment_schemas(tokenizer)
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.bfloat16 if bf16 else torch.float32)
     config = GRPOConfig(
         output_dir=args.output_dir,
@@ -130,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
         learning_rate=args.learning_rate,
         beta=args.beta,
         temperature=args.temperature,
+        **{name: value for name, value in (("top_p", args.top_p), ("top_k", args.top_k), ("min_p", args.min_p)) if value is not None},
         max_completion_length=args.max_completion_length,
         max_tool_calling_iterations=args.max_tool_calling_iterations,
         use_vllm=args.use_vllm,

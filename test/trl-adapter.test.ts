@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
-import { requirePython } from "./support/qwen3.ts";
+import { qwen3TokenizerDir, requirePython } from "./support/qwen3.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -51,12 +51,16 @@ describe("toolgym_trl adapter against toolgym serve", () => {
   before(async () => {
     server = await startServer({ environments: ENVIRONMENTS, port: 0, token: "tkn" });
     // Asynchronous: the server runs in this process and must keep answering while Python talks to it.
-    const result = await promisify(execFile)(requirePython(), [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn"], {
-      encoding: "utf8",
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-      timeout: 180_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const result = await promisify(execFile)(
+      requirePython(),
+      [resolve(import.meta.dirname, "../python/tests/check_adapter.py"), server.url, "tkn", qwen3TokenizerDir()],
+      {
+        encoding: "utf8",
+        env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+        timeout: 180_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     report = JSON.parse(result.stdout.trim().split("\n").at(-1) as string);
   });
   after(async () => {
@@ -75,6 +79,21 @@ describe("toolgym_trl adapter against toolgym serve", () => {
       assert.deepEqual(trl, server, `${id}: generated method schemas differ from the server's`);
     }
     assert.equal(report.environments.mock.class, "ToolgymMock");
+  });
+
+  it("GRPO prompts render each environment's own tool schemas, in its order, as evals and SFT rows do", () => {
+    for (const [id, entry] of Object.entries(report.environments as Record<string, Json>)) {
+      assert.deepEqual(entry.environment_schemas, entry.server, `${id}: environment_schemas must give back the server's schemas in order`);
+      assert.equal(entry.rendered_wrapped_equals_server, true, `${id}: the wrapped tokenizer renders another tools block`);
+    }
+    // Why the wrapper exists: TRL's own rendering (alphabetical methods, schemas rebuilt without bounds) differs.
+    const searchPlan = report.environments.search_plan_act;
+    assert.deepEqual(searchPlan.method_order, ["finish", "link_records", "read_record", "search", "update_record"]);
+    assert.deepEqual(
+      searchPlan.server.map((tool: Json) => tool.function.name),
+      ["search", "read_record", "update_record", "link_records", "finish"],
+    );
+    assert.equal(searchPlan.rendered_plain_equals_server, false);
   });
 
   it("drives an episode: reset(**row) → tools → get_reward with the breakdown exposed", () => {

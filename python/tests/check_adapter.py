@@ -1,10 +1,11 @@
 """Checks toolgym_trl against a running `toolgym serve` (called from test/trl-adapter.test.ts).
 
-    python python/tests/check_adapter.py BASE_URL TOKEN
+    python python/tests/check_adapter.py BASE_URL TOKEN TOKENIZER_DIR
 
 Prints one JSON object: for every environment, the tool schemas as TRL renders them into the prompt
 (transformers' get_json_schema on the generated methods, the function GRPOTrainer's apply_chat_template
-uses) next to the server's, plus the result of a short episode driven through the adapter.
+uses) next to the server's, the prompt a Qwen3 tokenizer renders from those methods with and without
+`render_environment_schemas`, plus the result of a short episode driven through the adapter.
 """
 
 import inspect
@@ -21,7 +22,16 @@ def main() -> None:
     import toolgym_trl
 
     imported = sorted({name.split(".")[0] for name in set(sys.modules) - before} - set(sys.stdlib_module_names) - {"toolgym_trl"})
+    from transformers import AutoTokenizer
     from transformers.utils import get_json_schema
+
+    plain = AutoTokenizer.from_pretrained(sys.argv[3])
+    wrapped = AutoTokenizer.from_pretrained(sys.argv[3])
+    toolgym_trl.render_environment_schemas(wrapped)
+    conversation = [{"role": "user", "content": "hello"}]
+
+    def render(tokenizer, tools):
+        return tokenizer.apply_chat_template(conversation, tools=tools, tokenize=False, add_generation_prompt=True, enable_thinking=False)
 
     report = {"non_stdlib_imports": imported, "environments": {}}
     for entry in toolgym_trl.list_environments(base_url, token):
@@ -32,6 +42,11 @@ def main() -> None:
             "class": Environment.__name__,
             "server": entry["tools"],
             "trl": [get_json_schema(method) for method in methods],
+            "environment_schemas": toolgym_trl.environment_schemas(methods),
+            "method_order": [method.__name__ for method in methods],
+            # what GRPOTrainer renders: the methods (getmembers order) through the tokenizer, wrapped or not
+            "rendered_wrapped_equals_server": render(wrapped, methods) == render(plain, entry["tools"]),
+            "rendered_plain_equals_server": render(plain, methods) == render(plain, entry["tools"]),
         }
     # A short mock episode through the adapter, as TRL drives it: reset(**row), tool methods, get_reward.
     Mock = toolgym_trl.environment_factory(base_url, env="mock", token=token)

@@ -92,13 +92,40 @@ def method_source(tool: dict) -> tuple[str, str]:
 
 
 def bind_tools(cls: type, tools: list[dict]) -> None:
-    """Adds one generated method per tool schema to `cls`."""
-    for tool in tools:
+    """Adds one generated method per tool schema to `cls`; each keeps its schema and position for
+    `render_environment_schemas`."""
+    for position, tool in enumerate(tools):
         name, source = method_source(tool)
         namespace: dict[str, Any] = {"Literal": Literal, "Any": Any}
         exec(compile(source, f"<toolgym tool {name}>", "exec"), namespace)  # noqa: S102 - generated from a schema
         function = namespace[name]
+        function.toolgym_schema = tool
+        function.toolgym_position = position
         setattr(cls, name, function)
+
+
+def environment_schemas(tools):
+    """`tools` as the environment declares them when every entry is a method `bind_tools` made (else unchanged).
+
+    TRL renders an environment's tools from its methods: in alphabetical order (inspect.getmembers), with schemas
+    rebuilt from signatures and docstrings, which drop JSON-schema bounds such as `minimum`. toolgym's episodes,
+    SFT rows and evaluations render the environment's own schemas in its own order, so without this a GRPO prompt
+    differs from the prompts the model is trained and evaluated on."""
+    if not tools or not all(hasattr(getattr(tool, "__func__", tool), "toolgym_schema") for tool in tools):
+        return tools
+    functions = sorted((getattr(tool, "__func__", tool) for tool in tools), key=lambda function: function.toolgym_position)
+    return [function.toolgym_schema for function in functions]
+
+
+def render_environment_schemas(processing_class) -> None:
+    """Makes `processing_class.apply_chat_template` render toolgym environment tools with `environment_schemas`
+    (instance-level: the class and other tokenizers are untouched)."""
+    original = processing_class.apply_chat_template
+
+    def apply_chat_template(*args, tools=None, **kwargs):
+        return original(*args, tools=environment_schemas(tools), **kwargs)
+
+    processing_class.apply_chat_template = apply_chat_template
 
 
 def _class_name(env_id: str) -> str:
