@@ -150,6 +150,17 @@ describe("toolgym serve reading HTTP off the socket", () => {
     await reader.closed;
   });
 
+  it("answers every pipelined request when the client half-closes right after sending them", async () => {
+    const socket = await open();
+    const reader = responses(socket);
+    socket.write(post("/sessions", createBody));
+    const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
+    socket.end(`GET /sessions/${id} HTTP/1.1\r\nHost: test\r\n\r\n` + post(`/sessions/${id}/call`, lookup));
+    assert.equal((await reader.next()).status, 200);
+    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 1);
+    await reader.closed;
+  });
+
   it("closes after answering a call sent with Connection: close", async () => {
     const socket = await open();
     const reader = responses(socket);

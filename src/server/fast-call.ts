@@ -17,14 +17,14 @@ export interface CallAnswer {
   text: string;
 }
 
-/** Answers one tool call from its session id, `Authorization` header and raw body; never throws. */
-export function createCallAnswerer(serverApp: ServerApp): (id: string, authorization: string | undefined, body: Buffer) => CallAnswer {
+/** Answers one tool call from its session id, `Authorization` header and body (UTF-8 decoded); never throws. */
+export function createCallAnswerer(serverApp: ServerApp): (id: string, authorization: string | undefined, body: string) => CallAnswer {
   const { store } = serverApp;
   const { token } = serverApp.options;
   const unauthorized: CallAnswer = { status: 401, text: JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage)) };
   return (id, authorization, body) => {
     if (token && !tokenMatches(token, authorization)) return unauthorized;
-    let text = body.toString("utf8");
+    let text = body;
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // UTF-8 decoding drops a byte-order mark, as Request.text() does
     try {
       const parsed = parseObject(text);
@@ -81,7 +81,8 @@ export function createFastCallHandler(serverApp: ServerApp): (request: IncomingM
     });
     request.on("end", () => {
       if (refused) return;
-      const reply = answerCall(id, request.headers.authorization, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      const reply = answerCall(id, request.headers.authorization, body.toString("utf8"));
       send(response, reply.status, reply.text);
     });
     request.on("error", () => response.destroy());

@@ -27,7 +27,7 @@ export interface ConnectionHandlerOptions {
   keepAliveMilliseconds: number;
   /** The session id when `POST <target>` is a tool call this process answers itself; else undefined. */
   callTarget(target: string): string | undefined;
-  answerCall(id: string, authorization: string | undefined, body: Buffer): CallAnswer;
+  answerCall(id: string, authorization: string | undefined, body: string): CallAnswer;
 }
 
 export interface ConnectionHandler {
@@ -102,6 +102,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let size = 0;
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
+    let clientEnded = false;
 
     const joined = (): Buffer => {
       if (chunks.length > 1) chunks = [Buffer.concat(chunks, size)];
@@ -124,7 +125,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       socket.resume();
     };
 
-    const answer = (id: string, body: Buffer, authorization: string | undefined, close: boolean): void => {
+    const answer = (id: string, body: string, authorization: string | undefined, close: boolean): void => {
       const reply = answerCall(id, authorization, body);
       const status = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(reply.text)}\r\nDate: ${httpDate()}\r\n`;
       socket.write(status + (close ? "Connection: close\r\n\r\n" : keepAlive) + reply.text);
@@ -144,34 +145,45 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         state.busy = false;
         state.idleSince = Date.now();
         // Later requests that arrived meanwhile; on a later tick, after node:http's own bookkeeping.
-        if (size > 0) setImmediate(drain);
+        if (size > 0 || clientEnded) setImmediate(drain);
       };
       relay.push(request);
     };
 
-    /** Answers or passes on every complete request buffered, in order. */
-    const drain = (): void => {
+    /** Answers or passes on the complete requests buffered, in order, until one is in flight. */
+    const answerBuffered = (): void => {
       while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
+        const data = joined();
         if (!head) {
-          const data = joined();
-          const end = data.indexOf("\r\n\r\n");
+          // Searched as text: one decode of at most a head's length, instead of Buffer.indexOf's string conversion.
+          const text = data.toString("latin1", 0, Math.min(size, HEAD_LIMIT + 4));
+          const end = text.indexOf("\r\n\r\n");
           if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
           if (end < 0) return;
-          head = parseRequestHead(data.toString("latin1", 0, end), options.maxBodyBytes);
+          head = parseRequestHead(text.slice(0, end), options.maxBodyBytes);
           if (!head) return handOff();
         }
-        if (size < head.total) return;
-        const data = joined();
-        const request = data.subarray(0, head.total);
-        const rest = data.subarray(head.total);
-        chunks = rest.length > 0 ? [rest] : [];
-        size = rest.length;
+        const { total, bodyStart } = head;
+        if (size < total) return;
         const taken = head;
         head = undefined;
+        if (size === total) {
+          chunks.length = 0;
+          size = 0;
+        } else {
+          chunks = [data.subarray(total)];
+          size -= total;
+        }
         const callId = taken.method === "POST" && taken.plain ? options.callTarget(taken.target) : undefined;
-        if (callId !== undefined) answer(callId, request.subarray(taken.bodyStart), taken.authorization, taken.close);
-        else relayRequest(request);
+        if (callId !== undefined) answer(callId, data.toString("utf8", bodyStart, total), taken.authorization, taken.close);
+        else relayRequest(size === 0 ? data : data.subarray(0, total));
       }
+    };
+
+    const drain = (): void => {
+      answerBuffered();
+      // The client sent its last request: close once every answer is out (node:http's half-close handling).
+      if (clientEnded && state.own && !state.busy && !socket.writableEnded) socket.end();
     };
 
     const onData = (chunk: Buffer): void => {
@@ -182,9 +194,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     };
 
     const onEnd = (): void => {
-      // The client sent its last request: close once the answers to it are out.
-      if (state.busy) relay?.push(null);
-      else socket.end();
+      clientEnded = true;
+      drain();
     };
 
     socket.on("data", onData);
