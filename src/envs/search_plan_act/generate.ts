@@ -2,7 +2,8 @@ import { EnvConfigError, createRandom, type Random } from "../../core/index.ts";
 import { FAMILIES, type Family, type SearchPlanConfig } from "./config.ts";
 import { nearDuplicate } from "./names.ts";
 import { describeChain, goalSentence } from "./phrasing.ts";
-import { normalizeValue, type Chain, type Descriptor, type Goal, type Requirement, type SearchPlanTask } from "./task.ts";
+import { requirementsOf, touchedFields } from "./goal-fields.ts";
+import { normalizeValue, type Chain, type Descriptor, type Goal, type SearchPlanTask } from "./task.ts";
 import { IN_DISTRIBUTION_THEMES, OOD_THEMES, themeByName, type FieldSpec, type RelationSpec, type Theme } from "./themes.ts";
 import { NO_TABLES, tablesOf, type ThemeTables, type TypeTables } from "./theme-tables.ts";
 import { generateWorld, randomFieldValue, type World, type WorldRecord } from "./world.ts";
@@ -231,30 +232,6 @@ function impossibleGoal(context: Context, length: number): Goal | null {
   };
 }
 
-/** Fields each goal reads and writes, so composite parts never interfere. */
-function startField(chain: Chain): string[] {
-  return chain.start.by === "code" || chain.start.by === "attribute" ? [`${chain.ids[0]}.${chain.start.field}`] : [];
-}
-
-function end(chain: Chain): string {
-  return chain.ids[chain.ids.length - 1] as string;
-}
-
-function touchedFields(goal: Goal): { reads: string[]; writes: string[] } {
-  switch (goal.kind) {
-    case "update":
-      return { reads: startField(goal.chain), writes: [`${end(goal.chain)}.${goal.field}`] };
-    case "copy":
-      return { reads: [...startField(goal.from), ...startField(goal.to), `${end(goal.from)}.${goal.fromField}`], writes: [`${end(goal.to)}.${goal.toField}`] };
-    case "conditional":
-      return { reads: [...startField(goal.chain), `${end(goal.chain)}.${goal.testField}`], writes: [`${end(goal.chain)}.${goal.field}`] };
-    case "link":
-      return { reads: [...startField(goal.source), ...startField(goal.target)], writes: [] };
-    default:
-      return { reads: [], writes: [] };
-  }
-}
-
 function pickFamily(context: Context): Family {
   if (context.random.chance(context.config.impossibleRate)) return "impossible";
   const weights = context.config.familyWeights;
@@ -314,17 +291,6 @@ function makeGoals(context: Context, family: Family): Goal[] | null {
     goals.push(goal);
   }
   return goals.length >= 2 ? goals : null;
-}
-
-function requirementsOf(goals: Goal[]): Requirement[] {
-  const requirements: Requirement[] = [];
-  for (const goal of goals) {
-    if (goal.kind === "update") requirements.push({ kind: "field", id: end(goal.chain), field: goal.field, value: goal.value, mustBeGrounded: false });
-    if (goal.kind === "conditional") requirements.push({ kind: "field", id: end(goal.chain), field: goal.field, value: goal.value, mustBeGrounded: false });
-    if (goal.kind === "copy") requirements.push({ kind: "field", id: end(goal.to), field: goal.toField, value: goal.value, mustBeGrounded: true });
-    if (goal.kind === "link") requirements.push({ kind: "link", source: end(goal.source), relation: goal.relation, target: end(goal.target) });
-  }
-  return requirements;
 }
 
 export interface GenerateOptions {
