@@ -1,6 +1,7 @@
 /**
- * Does the hand-written tool-call path (src/server/fast-call.ts) pay? Server CPU per `POST /sessions/:id/call`
- * with it (what `startServer` runs) against the same app answering every request through Hono's Node adapter.
+ * Does the hand-written tool-call path pay? Server CPU per `POST /sessions/:id/call` with it (what `startServer`
+ * runs: src/server/http-connection.ts reads HTTP off the socket and answers calls through fast-call.ts) against
+ * the same app answering every request through Hono's Node adapter.
  *
  *     npx tsx bench/server-call-path.ts [--sessions 64] [--seconds 6] [--warmup 2] [--rounds 3]
  *
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
   const hono = median(results.hono.map((result) => result.callsPerCpuSecond));
   process.stdout.write(
     `\n| path | calls per server CPU-second (median of ${values.rounds}) | calls/s (median) |\n|---|---:|---:|\n` +
-      `| fast-call.ts (node:http) | ${fast.toFixed(0)} | ${median(results.fast.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
+      `| http-connection.ts + fast-call.ts (socket) | ${fast.toFixed(0)} | ${median(results.fast.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
       `| Hono Node adapter | ${hono.toFixed(0)} | ${median(results.hono.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
       `\nfast path / Hono: ${(fast / hono).toFixed(2)}x calls per CPU-second; 1-min load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} on ${availableParallelism()} CPUs\n`,
   );
