@@ -258,10 +258,14 @@ class ToolgymEnvironmentBase:
     def get_reward(self) -> float:
         """The episode's total reward as computed by the TypeScript environment (None if it could not be:
         TRL then leaves the sample out of the loss, as when its server stopped during the episode)."""
+        if self._lost is None:
+            try:
+                breakdown = self._fetch_breakdown()
+            except ToolgymConnectionError:
+                pass  # the server stopped after the episode's last call; `_request` recorded it in `_lost`
         if self._lost is not None:
             warnings.warn(f"toolgym: no reward for an episode whose server stopped ({self._lost})", stacklevel=2)
             return None
-        breakdown = self._fetch_breakdown()
         total = breakdown.get("total")
         return None if total is None else float(total)
 
@@ -345,8 +349,12 @@ def log_reward_components(environments=None, log_metric=None, **kwargs) -> list:
         return [None] * len(kwargs.get("prompts", []))
     sums: dict[str, list[float]] = {}
     for environment in environments:
-        usable = isinstance(environment, ToolgymEnvironmentBase) and environment._lost is None
-        breakdown = environment._fetch_breakdown() if usable else None
+        breakdown = None
+        if isinstance(environment, ToolgymEnvironmentBase) and environment._lost is None:
+            try:
+                breakdown = environment._fetch_breakdown()
+            except ToolgymConnectionError:
+                pass  # its server stopped: get_reward leaves the sample out, and so does this log
         for component, value in ((breakdown or {}).get("components") or {}).items():
             if value is not None:
                 sums.setdefault(component, []).append(float(value))
