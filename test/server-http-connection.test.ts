@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { discardLimitBytes } from "../src/server/app.ts";
 import { parseRequestHead } from "../src/server/http-head.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 
@@ -183,21 +184,34 @@ describe("toolgym serve reading HTTP off the socket", () => {
     socket.destroy();
   });
 
-  it("leaves malformed requests and oversized bodies to node:http's own answers", async () => {
+  it("leaves malformed requests and oversized bodies to node:http's own answers, draining bodies it refuses", async () => {
     const garbage = await open();
     const garbageReader = responses(garbage);
     garbage.write("BREW /pot HTTP/1.1\r\nHost: test\r\n\r\n");
     assert.equal((await garbageReader.next()).status, 400);
     await garbageReader.closed;
 
-    const large = await open();
-    const largeReader = responses(large);
-    large.write(`POST /sessions/x/call HTTP/1.1\r\nHost: test\r\nContent-Length: 5000\r\n\r\n`);
-    const refused = await largeReader.next();
-    assert.equal(refused.status, 413);
-    assert.equal(refused.headers.connection, "close");
-    assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
-    large.destroy();
+    // A client still sending an oversized body gets its 413, and the connection serves the next request.
+    for (const path of ["/sessions/x/call", "/sessions"]) {
+      const large = await open();
+      const largeReader = responses(large);
+      large.write(`POST ${path} HTTP/1.1\r\nHost: test\r\nContent-Length: 3000000\r\n\r\n`);
+      const refused = await largeReader.next();
+      assert.equal(refused.status, 413, path);
+      assert.equal(refused.headers.connection, "keep-alive", path);
+      assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
+      for (let sent = 0; sent < 3_000_000; sent += 100_000) large.write("y".repeat(100_000));
+      large.write(post("/sessions", createBody));
+      assert.equal((await largeReader.next()).status, 201, `${path}: the request after the drained body`);
+      large.destroy();
+    }
+    const endless = await open();
+    const endlessReader = responses(endless);
+    endless.write(`POST /sessions HTTP/1.1\r\nHost: test\r\nContent-Length: ${discardLimitBytes + 1}\r\n\r\n`);
+    const closing = await endlessReader.next();
+    assert.equal(closing.status, 413);
+    assert.equal(closing.headers.connection, "close", "a body too long to drain closes the connection");
+    await endlessReader.closed;
 
     const noHost = await open();
     const noHostReader = responses(noHost);

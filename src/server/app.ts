@@ -70,6 +70,21 @@ export function errorReply(error: unknown): { status: number; body: ReturnType<t
 /** The 401 message for a missing or wrong token (HTTP routes and the fast tool-call path). */
 export const unauthorizedMessage = "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the token given to 'toolgym serve --token'";
 
+/**
+ * Bodies past the limit but declared at most this long are read and thrown away after the 413 (node:http
+ * drains a request its handler left unread), so the connection stays usable. Why: a client is usually
+ * still sending when the 413 goes out; closing then resets the connection and the client sees a write
+ * error (EPIPE) instead of the answer. Longer declared bodies close the connection at once.
+ */
+export const discardLimitBytes = 64 * 1024 * 1024;
+
+/** Whether a refused body of this declared length is drained (else the connection closes). */
+export function discardsBody(contentLength: string | undefined): boolean {
+  if (contentLength === undefined) return false;
+  const length = Number(contentLength);
+  return Number.isSafeInteger(length) && length <= discardLimitBytes;
+}
+
 export function tokenMatches(expected: string, header: string | undefined | null): boolean {
   if (!header || !header.startsWith("Bearer ")) return false;
   const given = Buffer.from(header.slice(7));
@@ -121,8 +136,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     bodyLimit({
       maxSize: settings.maxBodyBytes,
       onError: (c) => {
-        // The rest of the body is not read: tell the client not to reuse this connection.
-        c.header("Connection", "close");
+        if (!discardsBody(c.req.header("content-length"))) c.header("Connection", "close");
         return fail(c, 413, "BODY_TOO_LARGE", `request bodies are limited to ${settings.maxBodyBytes} bytes`);
       },
     }),

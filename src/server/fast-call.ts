@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorBody, errorReply, parseObject, tokenMatches, unauthorizedMessage, type ServerApp } from "./app.ts";
+import { discardLimitBytes, discardsBody, errorBody, errorReply, parseObject, tokenMatches, unauthorizedMessage, type ServerApp } from "./app.ts";
 
 /**
  * `POST /sessions/:id/call` without Hono: the Fetch-API `Request`/`Response` objects, web streams and abort
  * signals that Hono's Node adapter builds for every request are most of a tool call's CPU time under load.
  * Only plain session ids take this path (no query, no percent-escapes); every other request goes to the Hono
- * app. It keeps the app's guarantees: the bearer token, the body size limit (413 and `Connection: close`),
+ * app. It keeps the app's guarantees: the bearer token, the body size limit (413, the body drained or the connection closed),
  * and a 4xx JSON error naming the problem for any bad input. `createCallAnswerer` is the answer itself, shared
  * by the node:http handler here and the socket-level reader in http-connection.ts.
  */
@@ -43,7 +43,10 @@ function send(response: ServerResponse, status: number, text: string, close = fa
   response.end(text);
 }
 
-/** Returns a request listener step: `true` when it took the request, `false` to hand it to the Hono app. */
+/**
+ * Returns a request listener step: `true` when it took the request (a tool call, or any declared body over
+ * the limit), `false` to hand it to the Hono app.
+ */
 export function createFastCallHandler(serverApp: ServerApp): (request: IncomingMessage, response: ServerResponse) => boolean {
   const { token, maxBodyBytes } = serverApp.options;
   const answerCall = createCallAnswerer(serverApp);
@@ -51,30 +54,42 @@ export function createFastCallHandler(serverApp: ServerApp): (request: IncomingM
   const unauthorized = JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage));
 
   return (request, response) => {
-    if (request.method !== "POST") return false;
-    const match = callRoute.exec(request.url ?? "");
-    if (!match) return false;
+    const declared = request.headers["content-length"];
+    const oversized = declared !== undefined && request.headers["transfer-encoding"] === undefined && Number.parseInt(declared, 10) > maxBodyBytes;
+    const match = request.method === "POST" ? callRoute.exec(request.url ?? "") : null;
+    if (!match) {
+      // A declared oversized body on any route is refused here rather than by Hono's bodyLimit: Hono's Node
+      // adapter drains an unread body for only half a second before resetting the connection, which a client
+      // still uploading on a busy machine sees as EPIPE instead of this 413. The token is Hono's to check first.
+      const bodied = request.method !== "GET" && request.method !== "HEAD";
+      if (!oversized || !bodied || (token && !tokenMatches(token, request.headers.authorization))) return false;
+      send(response, 413, tooLarge, !discardsBody(declared));
+      return true;
+    }
     const id = match[1] as string;
     // Checked before the body is read, so an unauthorised client cannot make the server buffer a body.
     if (token && !tokenMatches(token, request.headers.authorization)) {
       send(response, 401, unauthorized);
       return true;
     }
-    const declared = request.headers["content-length"];
-    if (declared !== undefined && request.headers["transfer-encoding"] === undefined && Number.parseInt(declared, 10) > maxBodyBytes) {
-      // The body is not read: tell the client not to reuse this connection.
-      send(response, 413, tooLarge, true);
+    if (oversized) {
+      // node:http drains the unread body after the answer when the connection stays open (see discardsBody).
+      send(response, 413, tooLarge, !discardsBody(declared));
       return true;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
     request.on("data", (chunk: Buffer) => {
-      if (refused) return;
       size += chunk.length;
+      if (refused) {
+        // A chunked body is read and dropped after the 413, up to the same bound as a declared one.
+        if (size > discardLimitBytes) request.socket.destroy();
+        return;
+      }
       if (size > maxBodyBytes) {
         refused = true;
-        send(response, 413, tooLarge, true);
+        send(response, 413, tooLarge);
         return;
       }
       chunks.push(chunk);
