@@ -2,12 +2,14 @@
  * `toolgym serve` under load: 1 worker, 2 workers (`--workers 2`), and the FastAPI/uvicorn peer doing the same
  * in-memory step, side by side.
  *
- *     npx tsx bench/server.ts [--sessions 64] [--seconds 8] [--warmup 2] [--no-pin] [--python .venv/bin/python] [--json]
+ *     npx tsx bench/server.ts [--sessions 64] [--seconds 8] [--warmup 2] [--no-pin] [--generator raw|node]
+ *                             [--python .venv/bin/python] [--json]
  *
  * The step on every server is the `mock` env's `lookup` of the key the session's prompt asks for (a hit in a
  * small in-memory table, answered as JSON text). Each server runs as a child process on loopback. The load
  * generator (this process) keeps one keep-alive connection per session, creates the session on it and then
- * calls it back to back, as the Python adapter does; with several workers a connection stays with the worker
+ * calls it back to back, as the Python adapter does (on the raw socket by default, bench/raw-http-client.ts;
+ * `--generator node` uses node:http's client, which is slower than the server it measures); with several workers a connection stays with the worker
  * that accepted it, so the session is used where it lives. A last run creates every session on one
  * connection and calls from the others: about half the calls then go to another worker first (the routing
  * cost of the design). Pinning (taskset): the server gets the first CPUs, the generator the rest; on a
@@ -21,6 +23,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { printRows, row, type ComparisonRow } from "./comparison-rows.ts";
+import { RawHttpConnection } from "./raw-http-client.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
     pin: { type: "boolean", default: true },
+    generator: { type: "string", default: "raw" },
     python: { type: "string", default: process.env.TOOLGYM_PYTHON ?? resolve(root, ".venv/bin/python") },
     json: { type: "boolean", default: false },
   },
@@ -38,6 +42,10 @@ const sessions = Number(values.sessions);
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
 const cpus = availableParallelism();
+if (values.generator !== "raw" && values.generator !== "node") {
+  console.error(`BENCH_USAGE: --generator is raw or node, not '${values.generator}'`);
+  process.exit(2);
+}
 const canPin = values.pin && cpus >= 2 && spawnSync("sh", ["-c", "command -v taskset"], { stdio: "ignore" }).status === 0;
 const notes: string[] = [];
 
@@ -111,27 +119,48 @@ function getJson(port: number, path: string): Promise<Record<string, number>> {
   });
 }
 
+/** A keep-alive connection sending one POST at a time: node:http's client or the raw socket. */
+interface Connection {
+  post(path: string, body: string): () => Promise<{ status: number; text: string }>;
+  close(): void;
+}
+
+async function openConnection(port: number): Promise<Connection> {
+  if (values.generator === "raw") {
+    const raw = await RawHttpConnection.open(port);
+    return {
+      post(path, body) {
+        const bytes = raw.post(path, body);
+        return () => raw.send(bytes);
+      },
+      close: () => raw.close(),
+    };
+  }
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  return { post: (path, body) => () => post(agent, port, path, body), close: () => agent.destroy() };
+}
+
 /** Creates the sessions, then calls them back to back for the warm-up and the measured window. */
 async function load(port: number, pid: number, routed: boolean): Promise<Omit<Measured, "name" | "pinning">> {
-  const agents = Array.from({ length: sessions }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
-  const creator = new Agent({ keepAlive: true, maxSockets: 1 });
-  const calls: { path: string; body: string }[] = [];
+  const connections = await Promise.all(Array.from({ length: sessions }, () => openConnection(port)));
+  const creator = await openConnection(port);
+  const calls: (() => Promise<{ status: number; text: string }>)[] = [];
   for (let index = 0; index < sessions; index++) {
-    const created = await post(routed ? creator : agents[index]!, port, "/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index }));
+    const created = await (routed ? creator : connections[index]!).post("/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index }))();
     const json = JSON.parse(created.text) as { session_id: string; messages: { content: string }[] };
     const key = /key '([^']+)'/.exec(json.messages?.at(-1)?.content ?? "")?.[1];
     if (created.status !== 201 || !key) throw new Error(`could not create session ${index}: ${created.text.slice(0, 200)}`);
-    calls.push({ path: `/sessions/${json.session_id}/call`, body: JSON.stringify({ name: "lookup", arguments: { key } }) });
+    calls.push(connections[index]!.post(`/sessions/${json.session_id}/call`, JSON.stringify({ name: "lookup", arguments: { key } })));
   }
-  creator.destroy();
+  creator.close();
   const latencies: number[] = [];
   let errors = 0;
   let measuring = false;
   let stop = false;
-  const workers = calls.map(async (call, position) => {
+  const workers = calls.map(async (call) => {
     while (!stop) {
       const started = performance.now();
-      const response = await post(agents[position]!, port, call.path, call.body);
+      const response = await call();
       if (!measuring) continue;
       if (response.status !== 200 || !response.text.includes('"is_error":false')) errors++;
       latencies.push(performance.now() - started);
@@ -147,7 +176,7 @@ async function load(port: number, pid: number, routed: boolean): Promise<Omit<Me
   const windowSeconds = (performance.now() - windowStart) / 1000;
   stop = true;
   await Promise.all(workers);
-  for (const agent of agents) agent.destroy();
+  for (const connection of connections) connection.close();
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? NaN;
   return { perSecond: latencies.length / windowSeconds, p99, errors, cpuPerCall: (cpuUsed / latencies.length) * 1e6 };
@@ -267,7 +296,7 @@ if (Math.max(loadBefore, loadAfter) > cpus + 0.5)
     `the machine was shared (1-min load ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${cpus} CPUs): calls/s and p99 are disturbed; CPU per call much less`,
   );
 printRows(rows, [
-  `${sessions} sessions, one keep-alive connection each, ${seconds} s window after ${warmupSeconds} s warm-up; step: mock 'lookup'; ${cpus} CPUs`,
+  `${sessions} sessions, one keep-alive connection each (${values.generator === "raw" ? "raw-socket" : "node:http"} generator), ${seconds} s window after ${warmupSeconds} s warm-up; step: mock 'lookup'; ${cpus} CPUs`,
   ...[one, two, routed, ...(peer ? [peer] : [])].map(
     (measured) =>
       `  ${measured.name}: ${measured.perSecond.toFixed(0)} calls/s, p99 ${measured.p99.toFixed(2)} ms, ${measured.cpuPerCall.toFixed(0)} µs server CPU/call${measured.routedShare === undefined ? "" : `, ${(measured.routedShare * 100).toFixed(0)}% of calls routed`}; pinning: ${measured.pinning}`,
