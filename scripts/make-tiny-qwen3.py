@@ -90,15 +90,6 @@ def render_corpus(out: Path, corpus: Path) -> list[str]:
     return texts
 
 
-# What the domain BPE never merges across: newlines, digit runs, capitalised words or codes, and lowercase
-# words quoted in compact JSON (tool results' keys and string values) or closing the answer of a call.
-# Everything else may merge, so a fixed sentence of the instructions or a schema line is one token. Why the
-# JSON words: merged with their neighbours, a field name took a different token after a number than after a
-# string (`,"opened":"` vs `","opened":"`) or merged with the record's opening, and a value with its closing
-# quote, so the field a question asks for never tokenised the same way twice in the record it is read from.
-DOMAIN_SPLIT = r'\n|\p{N}+|\p{Lu}+\p{Ll}*|(?<=[{,]")\p{Ll}[\p{Ll}_]*(?=":[^ ])|(?<=":")\p{Ll}[\p{Ll}_]*(?=")|(?<=": ")\p{Ll}[\p{Ll}_]*(?="\})'
-
-
 def train_domain_tokenizer(out: Path, texts: list[str], vocab_size: int, min_frequency: int | None) -> None:
     """A byte-level BPE of `vocab_size` entries (added tokens included) trained on rendered conversations."""
     import re
@@ -111,7 +102,7 @@ def train_domain_tokenizer(out: Path, texts: list[str], vocab_size: int, min_fre
     segments = [segment for text in texts for segment in splitter.split(text) if segment]
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Split(Regex(DOMAIN_SPLIT), behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+        [pre_tokenizers.Split(Regex(r"\n|\p{N}+|\p{Lu}+\p{Ll}*"), behavior="isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
     )
     tokenizer.decoder = decoders.ByteLevel()
     # A merge must recur across many conversations: text every conversation shares (instructions, schemas,
