@@ -85,6 +85,12 @@ describe("pool transport", () => {
       const pending = agent.act({ ...hang, signal: controller.signal });
       setTimeout(() => controller.abort(), 20);
       await assert.rejects(pending, (error: unknown) => (error as ProviderError).code === "PROVIDER_ABORTED");
+      // One signal over several requests (a run's): a finished one is left alone, every one in flight aborts.
+      const shared = new AbortController();
+      assert.equal((await agent.act({ messages: [{ role: "user", content: "go" }], tools, protocol: "text", signal: shared.signal })).message.content, "left");
+      const inFlight = [agent.act({ ...hang, signal: shared.signal }), agent.act({ ...hang, signal: shared.signal })];
+      setTimeout(() => shared.abort(), 20);
+      for (const each of inFlight) await assert.rejects(each, (error: unknown) => (error as ProviderError).code === "PROVIDER_ABORTED");
     } finally {
       await pool.close();
       server.closeAllConnections();
