@@ -45,10 +45,32 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def read_json_rows(path: str):
+    """The token columns of a JSON Lines file, read with a fixed schema; other fields (metadata) are skipped.
+
+    Why not `load_dataset("json")`: it infers each field's type from the first block of rows, so metadata
+    whose numbers are all integers early and fractional later (a reward of 1, then 0.92) fails the whole
+    load with a cast error, although training never reads the metadata."""
+    import pyarrow as pa
+    import pyarrow.json as arrow_json
+    from datasets import Dataset
+
+    tokens = pa.list_(pa.int64())
+    schema = pa.schema([("input_ids", tokens), ("labels", tokens), ("assistant_masks", tokens)])
+    options = arrow_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+    try:
+        table = arrow_json.read_json(path, parse_options=options)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise SystemExit(f"{path}: not JSON Lines rows of token lists ({error})")
+    # A field no row has comes back as a column of nulls.
+    absent = [name for name in table.column_names if table.column(name).null_count == table.num_rows]
+    return Dataset(table.drop_columns(absent))
+
+
 def load_rows(path: str):
     from datasets import load_dataset
 
-    dataset = load_dataset("parquet" if path.endswith(".parquet") else "json", data_files=path, split="train")
+    dataset = load_dataset("parquet", data_files=path, split="train") if path.endswith(".parquet") else read_json_rows(path)
     if "input_ids" not in dataset.column_names:
         raise SystemExit(f"{path}: no input_ids column; produce pretokenized rows with `toolgym sft`")
     if "labels" not in dataset.column_names:
