@@ -33,6 +33,18 @@ const latencyMs = option("--latency", 100);
 const episodes = option("--episodes", 10_000);
 const peerEpisodes = option("--peer-episodes", 3000);
 const workers = option("--workers", 1);
+for (const [name, value] of [
+  ["--concurrency", concurrency],
+  ["--episodes", episodes],
+  ["--peer-episodes", peerEpisodes],
+  ["--workers", workers],
+] as const) {
+  // Every row compares against the peer, so it needs episodes too (0 left the Python peer waiting forever).
+  if (!Number.isInteger(value) || value < 1) {
+    console.error(`BENCH_USAGE: ${name} must be an integer >= 1, got ${value}`);
+    process.exit(2);
+  }
+}
 const warmup = Math.min(1000, episodes);
 const root = resolve(import.meta.dirname, "..");
 const python = join(root, ".venv/bin/python");
