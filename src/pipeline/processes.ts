@@ -100,13 +100,19 @@ export interface ModelServer {
   stop(): Promise<void>;
 }
 
-/** The command that serves a model directory or hub id: `transformers serve` on CPU, or `vllm serve`. */
+/**
+ * The command that serves a model directory or hub id: `vllm serve`, or `transformers serve` on CPU through
+ * python/serve_transformers.py, which returns a malformed tool call as text (as vLLM and TRL do) instead of
+ * answering HTTP 500, so both engines score it as the model's failure.
+ */
 export function modelServerCommand(engine: "transformers" | "vllm", python: string, model: string, port: number | string, extra: readonly string[]): string[] {
+  const address = ["--host", "127.0.0.1", "--port", String(port)];
+  if (engine === "transformers") {
+    return [python, join(PACKAGE_ROOT, "python/serve_transformers.py"), model, ...address, "--device", "cpu", "--default-seed", "0", ...extra];
+  }
   // the CLI installed beside the Python that has the libraries, else the one on PATH
   const beside = join(dirname(python), engine);
-  const cli = existsSync(beside) ? beside : engine;
-  if (engine === "vllm") return [cli, "serve", model, "--host", "127.0.0.1", "--port", String(port), ...extra];
-  return [cli, "serve", model, "--host", "127.0.0.1", "--port", String(port), "--device", "cpu", "--default-seed", "0", ...extra];
+  return [existsSync(beside) ? beside : engine, "serve", model, ...address, ...extra];
 }
 
 /** Starts the model server and resolves once it answers /health (transformers) or /v1/models (vLLM). */
