@@ -108,9 +108,11 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     const rows = position(new RegExp(`^toolgym sft trajectories .* --model-dir ${out}/data/base-model `));
     assert.ok(trajectories >= 0 && trajectories < corpus && corpus < model && model < rows, data.join("\n"));
     const grpo = (commandsByStage(result.stdout).get("grpo") ?? []).find((line) => line.includes("train_grpo.py")) ?? "";
-    // Qwen3's recommended non-thinking sampling: whole-distribution sampling garbles the tiny model's answers
-    for (const flag of ["--lora-r 0", "--use-cpu", "--no-use-vllm", `--model ${out}/sft/model`, "--temperature 0.7", "--top-p 0.8", "--top-k 20"])
+    // TRL's whole-distribution sampling in groups of 8: narrower sampling left most groups without reward variance
+    for (const flag of ["--lora-r 0", "--use-cpu", "--no-use-vllm", `--model ${out}/sft/model`, "--temperature 1", "--num-generations 8"])
       assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
+    assert.ok(!grpo.includes("--top-p") && !grpo.includes("--top-k"), grpo);
+    assert.match(result.stdout, /update: 1/, "one-hop update tasks");
     assert.match(result.stdout, /benchmark: search_plan_act\n(?:.*\n){1,12}?\s+n: 200\n/);
   });
 

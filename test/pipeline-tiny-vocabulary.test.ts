@@ -22,7 +22,7 @@ const SMALL_WORLD = {
   minHops: 1,
   maxHops: 1,
   impossibleRate: 0,
-  familyWeights: { lookup: 1, update: 0, link: 0, copy: 0, conditional: 0, composite: 0 },
+  familyWeights: { lookup: 0, update: 1, link: 0, copy: 0, conditional: 0, composite: 0 },
 };
 type Row = { input_ids: number[]; labels: number[] };
 const readRows = (path: string) =>
