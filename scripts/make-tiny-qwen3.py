@@ -144,8 +144,11 @@ def build_model(out: Path, hidden_size: int, layers: int):
         eos_token_id=special["im_end"], pad_token_id=special["endoftext"], torch_dtype="float32",
     )
     model = Qwen3ForCausalLM(config)
+    # Qwen3's own generation defaults. `transformers serve` only samples when the model's config says do_sample
+    # (a request's temperature > 0 does not turn it on), so without them a sampled evaluation was silently greedy.
     model.generation_config = GenerationConfig(
-        bos_token_id=special["endoftext"], eos_token_id=[special["im_end"], special["endoftext"]], pad_token_id=special["endoftext"], do_sample=False
+        bos_token_id=special["endoftext"], eos_token_id=[special["im_end"], special["endoftext"]], pad_token_id=special["endoftext"],
+        do_sample=True, temperature=0.6, top_k=20, top_p=0.95,
     )
     return torch, tokenizer, model
 

@@ -127,6 +127,12 @@ describe("the tiny pipeline's domain vocabulary", () => {
       small.added_tokens.map((_, index) => learnt + index),
     );
     assert.equal(readFileSync(join(model, "chat_template.jinja"), "utf8"), readFileSync(join(ROOT, "assets/qwen3/chat_template.jinja"), "utf8"));
+    // Qwen3-4B's published generation defaults: `transformers serve` samples only when do_sample is on
+    const generation = JSON.parse(readFileSync(join(model, "generation_config.json"), "utf8")) as Record<string, unknown>;
+    assert.deepEqual(
+      { do_sample: generation.do_sample, temperature: generation.temperature, top_k: generation.top_k, top_p: generation.top_p },
+      { do_sample: true, temperature: 0.6, top_k: 20, top_p: 0.95 },
+    );
 
     // Rows through toolgym (JavaScript tokenizer) against transformers' rendering and tokenisation.
     const out = join(work, "rows.jsonl");
