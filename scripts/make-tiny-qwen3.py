@@ -145,7 +145,7 @@ def build_model(out: Path, hidden_size: int, layers: int):
     )
     model = Qwen3ForCausalLM(config)
     # Qwen3's own generation defaults. `transformers serve` only samples when the model's config says do_sample
-    # (a request's temperature > 0 does not turn it on), so without them a sampled evaluation was silently greedy.
+    # (a request's temperature > 0 does not turn it on); without them a sampled evaluation would silently be greedy.
     model.generation_config = GenerationConfig(
         bos_token_id=special["endoftext"], eos_token_id=[special["im_end"], special["endoftext"]], pad_token_id=special["endoftext"],
         do_sample=True, temperature=0.6, top_k=20, top_p=0.95,
