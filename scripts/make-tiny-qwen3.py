@@ -32,7 +32,7 @@ completion (`lookup`), alternating with a follow-up turn after a tool result (`f
 decoding it answers similar prompts with those calls and
 `transformers serve` returns parsed `tool_calls` with `finish_reason: tool_calls`. The training prompt is
 rendered with the chat template, the `mock` environment's tools and enable_thinking=false.
-Deterministic (fixed torch seed). Prints one JSON line describing the result.
+Deterministic for a given --seed. Prints one JSON line describing the result.
 """
 import argparse
 import json
@@ -127,11 +127,11 @@ def train_domain_tokenizer(out: Path, texts: list[str], vocab_size: int, min_fre
     (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
 
 
-def build_model(out: Path, hidden_size: int, layers: int):
+def build_model(out: Path, hidden_size: int, layers: int, seed: int = 0):
     import torch
     from transformers import AutoTokenizer, GenerationConfig, Qwen3Config, Qwen3ForCausalLM
 
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(out)
     special = {name: tokenizer.convert_tokens_to_ids(token) for name, token in (("endoftext", "<|endoftext|>"), ("im_end", "<|im_end|>"))}
     # Rows padded to a multiple of 64, as Qwen3's own embedding is, for aligned matrix shapes.
@@ -197,7 +197,7 @@ def repeated_spans(torch, ordinary: list[int], pad: int, sampler, batch_size: in
     return input_ids, labels
 
 
-def induction_pretrain(torch, tokenizer, model, max_steps: int, batch_size: int = 32, learning_rate: float = 3e-3, target: float = 0.9) -> tuple[int, float]:
+def induction_pretrain(torch, tokenizer, model, max_steps: int, batch_size: int = 32, learning_rate: float = 3e-3, target: float = 0.9, seed: int = 0) -> tuple[int, float]:
     """Causal-LM training on random token spans each followed by its repeat, loss on the repeat only, at a
     constant rate until the copy accuracy of the last 50 steps reaches `target` (or `max_steps`), then a
     fifth as many steps again with the rate decaying linearly to 0; returns (steps, accuracy).
@@ -225,7 +225,7 @@ def induction_pretrain(torch, tokenizer, model, max_steps: int, batch_size: int 
         return max(0.0, 1.0 - (step - decay[0]) / decay[1])
 
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
-    sampler = random.Random(1)
+    sampler = random.Random(seed + 1)
     ordinary, pad = ordinary_tokens(tokenizer), tokenizer.convert_tokens_to_ids("<|endoftext|>")
     model.train()
     recent: list[float] = []
@@ -259,7 +259,7 @@ def induction_pretrain(torch, tokenizer, model, max_steps: int, batch_size: int 
 
 
 def pretrain(
-    torch, tokenizer, model, texts: list[str], steps: int, batch_size: int = 8, max_length: int = 768, learning_rate: float = 3e-3, induction_share: float = 0.0
+    torch, tokenizer, model, texts: list[str], steps: int, batch_size: int = 8, max_length: int = 768, learning_rate: float = 3e-3, induction_share: float = 0.0, seed: int = 0
 ) -> float:
     """Causal-LM training on whole rendered conversations (every token, tool results included), standing in
     for the pretraining a real base model has: it is where a model this small learns to copy a name, an id
@@ -275,7 +275,7 @@ def pretrain(
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min(1.0, (step + 1) / warmup) * 0.5 * (1 + math.cos(math.pi * min(1.0, step / steps)))
     )
-    sampler = random.Random(0)
+    sampler = random.Random(seed)
     model.train()
     recent: list[float] = []
     for step in range(steps):
@@ -313,6 +313,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--induction-steps", type=int, default=0, help="at most this many steps (batch 32) copying repeated random spans before 0.9 copy accuracy (then a fifth as many decaying); before --pretrain-steps")
     parser.add_argument("--pretrain-steps", type=int, default=0, help="causal-LM steps (batch 8) on the whole --corpus conversations")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the copying and pretraining batches (the copying plateau's length depends on it)")
     args = parser.parse_args()
     if bool(args.corpus) != (args.vocab_size > 0 or args.pretrain_steps > 0):
         parser.error("--corpus is needed by, and only by, --vocab-size and --pretrain-steps")
@@ -325,12 +326,12 @@ def main() -> None:
     texts = render_corpus(out, args.corpus) if args.corpus else []
     if args.vocab_size:
         train_domain_tokenizer(out, texts, args.vocab_size, args.min_frequency)
-    torch, tokenizer, model = build_model(out, args.hidden_size, args.layers)
+    torch, tokenizer, model = build_model(out, args.hidden_size, args.layers, args.seed)
     torch.set_num_threads(max(1, min(4, torch.get_num_threads())))
-    induction_steps, copy_accuracy = induction_pretrain(torch, tokenizer, model, args.induction_steps) if args.induction_steps else (0, None)
+    induction_steps, copy_accuracy = induction_pretrain(torch, tokenizer, model, args.induction_steps, seed=args.seed) if args.induction_steps else (0, None)
     # A tenth of the pretraining batches stay copying batches when the model learnt copying first.
     share = 0.1 if args.induction_steps else 0.0
-    pretrain_loss = pretrain(torch, tokenizer, model, texts, args.pretrain_steps, induction_share=share) if args.pretrain_steps else None
+    pretrain_loss = pretrain(torch, tokenizer, model, texts, args.pretrain_steps, induction_share=share, seed=args.seed) if args.pretrain_steps else None
     final_loss = tool_call_sft(torch, tokenizer, model, args.steps) if args.tool_call_sft else None
     model.save_pretrained(out)
     print(json.dumps({"out": str(out), "toolCallSft": args.tool_call_sft, "vocabSize": model.config.vocab_size,

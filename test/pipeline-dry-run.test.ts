@@ -104,12 +104,17 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     const position = (pattern: RegExp) => data.findIndex((line) => pattern.test(line));
     const trajectories = position(/^toolgym eval --env search_plan_act --agent noisy_oracle_0\.3 --split train /);
     const corpus = position(new RegExp(`^toolgym sft conversations ${out}/data/trajectories --out ${out}/data/tokenizer-corpus\\.jsonl$`));
-    const model = position(/make-tiny-qwen3\.py .*--corpus .*tokenizer-corpus\.jsonl --vocab-size 4096 --induction-steps \d+ --pretrain-steps \d+/);
+    // Seed 1: seed 0's copying stalls on this vocabulary
+    const model = position(/make-tiny-qwen3\.py .*--corpus .*tokenizer-corpus\.jsonl --vocab-size 4096 --induction-steps \d+ --pretrain-steps \d+ --seed 1$/);
     const rows = position(new RegExp(`^toolgym sft trajectories .* --model-dir ${out}/data/base-model `));
     assert.ok(trajectories >= 0 && trajectories < corpus && corpus < model && model < rows, data.join("\n"));
+    // The imperfect teacher: demonstrations with an unrequested change (reward 0.475) are kept, failures dropped
+    assert.ok(data.some((line) => /^toolgym eval --env search_plan_act --agent oracle_plus_collateral --split train /.test(line)), data.join("\n"));
+    assert.match(data[rows] ?? "", / --min-reward 0\.45( |$)/);
     const grpo = (commandsByStage(result.stdout).get("grpo") ?? []).find((line) => line.includes("train_grpo.py")) ?? "";
     // TRL's whole-distribution sampling in groups of 8: narrower sampling left most groups without reward variance
-    for (const flag of ["--lora-r 0", "--use-cpu", "--no-use-vllm", `--model ${out}/sft/model`, "--temperature 1", "--num-generations 8"])
+    // Four tool rounds, as the eval's four turns: a completion that makes the collateral change can still finish
+    for (const flag of ["--lora-r 0", "--use-cpu", "--no-use-vllm", `--model ${out}/sft/model`, "--temperature 1", "--num-generations 8", "--max-tool-calling-iterations 4"])
       assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
     assert.ok(!grpo.includes("--top-p") && !grpo.includes("--top-k"), grpo);
     assert.match(result.stdout, /update: 1/, "one-hop update tasks");

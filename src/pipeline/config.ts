@@ -33,6 +33,8 @@ export const pipelineConfigSchema = z.strictObject({
       inductionSteps: z.number().int().min(0).default(0),
       /** Causal-LM steps on the whole trajectories before SFT (the stand-in for a base model's pretraining). */
       pretrainSteps: z.number().int().min(0).default(0),
+      /** Seeds the random weights and the copying and pretraining batches. */
+      seed: z.number().int().min(0).default(0),
     }),
   ]),
   data: z.strictObject({

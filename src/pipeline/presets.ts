@@ -122,8 +122,8 @@ const smoke = {
 /**
  * `tiny`: the CPU learning run (design and measured result: README "The tiny preset"). A tiny Qwen3 with a
  * small BPE vocabulary trained on the scripted trajectories, taught in-context copying on random spans, then
- * pretrained on the trajectories as a causal LM, SFT on every assistant turn of the successful ones, then GRPO
- * with full weights; held-out eval tasks (n = 200) pre and post.
+ * pretrained on the trajectories as a causal LM, SFT on every assistant turn of an imperfect teacher's
+ * trajectories, then GRPO with full weights; held-out eval tasks (n = 200) pre and post.
  */
 const tiny = {
   preset: "tiny",
@@ -131,14 +131,19 @@ const tiny = {
     "CPU learning run: tiny Qwen3 (domain vocabulary, pretrained on trajectories), SFT to partial competence on a small search_plan_act world, then GRPO; held-out eval n=200.",
   env: "search_plan_act",
   envConfig: smallWorld,
-  // Without the copying steps the model never copied a held-out id (0 of 40 after 1,200 pretraining steps); with them, 37 of 40
-  base: { kind: "tiny-qwen3", hiddenSize: 128, layers: 2, vocabularySize: 4096, inductionSteps: 3000, pretrainSteps: 600 },
-  // 9,000 conversations: with 900, pretraining memorised them (loss 0.14) and copied no held-out name
+  // Without the copying steps the model never copied a held-out id (0 of 40 after 1,200 pretraining steps); with them, 37 of 40.
+  // Seed 1: on this vocabulary seed 0's copying stalled at 0.68 by step 3,000 and the SFT model scored 0 of 200.
+  base: { kind: "tiny-qwen3", hiddenSize: 128, layers: 2, vocabularySize: 4096, inductionSteps: 3000, pretrainSteps: 600, seed: 1 },
+  // 9,000 conversations: with 900, pretraining memorised them (loss 0.14) and copied no held-out name.
+  // The teacher is imperfect on purpose (README "The tiny preset"): most demonstrations solve the task and then
+  // change one field nobody asked about, which the reward's collateral rule halves; the rest are the oracle
+  // with wrong but honest moves. SFT imitates the habit, and GRPO has to learn from the reward to drop it.
   data: {
-    policies: ["oracle", "noisy_oracle_0.1", "noisy_oracle_0.3"],
-    episodes: 3000,
+    policies: ["oracle_plus_collateral", "noisy_oracle_0.3"],
+    episodes: 4500,
     seed: 1,
-    minReward: 0.5,
+    // Keeps the collateral demonstrations (reward 0.475) and drops the noisy oracle's failures (reward 0)
+    minReward: 0.45,
     maxTokens: 1024,
     prompts: 1024,
     promptSeed: 2,
@@ -170,7 +175,6 @@ const tiny = {
   },
   grpo: {
     launcher: [],
-    // At the SFT model's ~10% sampled success a step has no group with variance about a third of the time
     noSignalSteps: 10,
     flags: {
       "use-cpu": true,
@@ -178,14 +182,16 @@ const tiny = {
       "max-steps": 150,
       "per-device-batch-size": 16,
       "gradient-accumulation-steps": 1,
-      // Two groups of 8: the SFT model's outcome on a task is nearly all-or-nothing, so larger groups find variance
+      // Two groups of 8: the copy and format errors of a 2-layer model are nearly all-or-nothing per task, so
+      // larger groups find variance
       "num-generations": 8,
       // TRL's default sampling (temperature 1, the whole distribution). Under Qwen3's non-thinking recommendation
       // (0.7, top-p 0.8, top-k 20) 85% of groups of 8 had no reward variance and the held-out mean did not move.
       temperature: 1,
-      // An update's three calls with their results take up to ~340 tokens in this vocabulary
-      "max-completion-length": 448,
-      "max-tool-calling-iterations": 3,
+      // An update's four calls with their results take up to ~440 tokens in this vocabulary
+      "max-completion-length": 512,
+      // search, update, the collateral update, finish: the eval's four turns
+      "max-tool-calling-iterations": 4,
       "lora-r": 0,
       // 5e-4 raised the policy's entropy and lowered its reward within 100 steps
       "learning-rate": 2e-4,

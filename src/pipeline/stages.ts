@@ -71,6 +71,7 @@ function tinyModelCommand(config: PipelineConfig, python: string, out: string): 
   const induction = base.inductionSteps > 0 ? ["--induction-steps", String(base.inductionSteps)] : [];
   const pretraining = base.pretrainSteps > 0 ? ["--pretrain-steps", String(base.pretrainSteps)] : [];
   const size = ["--hidden-size", String(base.hiddenSize), "--layers", String(base.layers)];
+  const seed = base.seed !== 0 ? ["--seed", String(base.seed)] : [];
   return [
     python,
     join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"),
@@ -80,6 +81,7 @@ function tinyModelCommand(config: PipelineConfig, python: string, out: string): 
     ...vocabulary,
     ...induction,
     ...pretraining,
+    ...seed,
   ];
 }
 
