@@ -109,12 +109,23 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     const rows = position(new RegExp(`^toolgym sft trajectories .* --model-dir ${out}/data/base-model `));
     assert.ok(trajectories >= 0 && trajectories < corpus && corpus < model && model < rows, data.join("\n"));
     // The imperfect teacher: demonstrations with an unrequested change (reward 0.475) are kept, failures dropped
-    assert.ok(data.some((line) => /^toolgym eval --env search_plan_act --agent oracle_plus_collateral --split train /.test(line)), data.join("\n"));
+    assert.ok(
+      data.some((line) => /^toolgym eval --env search_plan_act --agent oracle_plus_collateral --split train /.test(line)),
+      data.join("\n"),
+    );
     assert.match(data[rows] ?? "", / --min-reward 0\.45( |$)/);
     const grpo = (commandsByStage(result.stdout).get("grpo") ?? []).find((line) => line.includes("train_grpo.py")) ?? "";
     // TRL's whole-distribution sampling in groups of 8: narrower sampling left most groups without reward variance
     // Four tool rounds, as the eval's four turns: a completion that makes the collateral change can still finish
-    for (const flag of ["--lora-r 0", "--use-cpu", "--no-use-vllm", `--model ${out}/sft/model`, "--temperature 1", "--num-generations 8", "--max-tool-calling-iterations 4"])
+    for (const flag of [
+      "--lora-r 0",
+      "--use-cpu",
+      "--no-use-vllm",
+      `--model ${out}/sft/model`,
+      "--temperature 1",
+      "--num-generations 8",
+      "--max-tool-calling-iterations 4",
+    ])
       assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
     assert.ok(!grpo.includes("--top-p") && !grpo.includes("--top-k"), grpo);
     assert.match(result.stdout, /update: 1/, "one-hop update tasks");
@@ -125,7 +136,8 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     const printed = await runCli(["pipeline", "--preset", "tiny", "--dry-run"]);
     const yaml = printed.stdout.split("## config\n\n")[1]!.split("\n\n## evaluation suite")[0]!;
     const config = join(work, "tiny-no-data.yaml");
-    writeFileSync(config, yaml.replace(/episodes: 3000/, "episodes: 0"));
+    assert.match(yaml, /episodes: 4500/);
+    writeFileSync(config, yaml.replace(/episodes: 4500/, "episodes: 0"));
     const result = await runCli(["pipeline", "--config", config, "--dry-run"]);
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stderr, /base\.vocabularySize.*data\.episodes.*\[PIPELINE_CONFIG_INVALID\]/);

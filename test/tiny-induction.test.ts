@@ -5,7 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { qwen3TokenizerDir, requirePython } from "./support/qwen3.ts";
 
@@ -91,5 +94,28 @@ describe("make-tiny-qwen3.py copying batches", () => {
     assert.match(result.stderr, /induction step 50\/100: .*\(reached 0\.0; 50 decay steps follow\)/);
     // Unreached, the phase runs its maximum at the full rate (after 50 warm-up steps).
     assert.match(result.stderr, /unreached: 60 steps, rate 1\.0/);
+  });
+
+  // The preset picks the seed whose copying plateau ends within the cap; the script must honour it.
+  it("--seed sets the random weights: the same seed gives the same model, another seed another", () => {
+    const python = requirePython();
+    const work = mkdtempSync(join(tmpdir(), "toolgym-seed-"));
+    try {
+      const weights = (name: string, seed: number) => {
+        const out = join(work, name);
+        const result = spawnSync(python, [resolve(ROOT, "scripts/make-tiny-qwen3.py"), out, "--hidden-size", "16", "--layers", "1", "--seed", String(seed)], {
+          encoding: "utf8",
+        });
+        assert.equal(result.status, 0, result.stderr);
+        return createHash("sha256")
+          .update(readFileSync(join(out, "model.safetensors")))
+          .digest("hex");
+      };
+      const first = weights("a", 1);
+      assert.equal(weights("b", 1), first);
+      assert.notEqual(weights("c", 2), first);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
