@@ -197,7 +197,10 @@ def repeated_spans(torch, ordinary: list[int], pad: int, sampler, batch_size: in
     return input_ids, labels
 
 
-def induction_pretrain(torch, tokenizer, model, max_steps: int, batch_size: int = 32, learning_rate: float = 3e-3, target: float = 0.9, seed: int = 0) -> tuple[int, float]:
+COPY_TARGET = 0.9
+
+
+def induction_pretrain(torch, tokenizer, model, max_steps: int, batch_size: int = 32, learning_rate: float = 3e-3, target: float = COPY_TARGET, seed: int = 0) -> tuple[int, float]:
     """Causal-LM training on random token spans each followed by its repeat, loss on the repeat only, at a
     constant rate until the copy accuracy of the last 50 steps reaches `target` (or `max_steps`), then a
     fifth as many steps again with the rate decaying linearly to 0; returns (steps, accuracy).
@@ -311,7 +314,8 @@ def main() -> None:
     parser.add_argument("--min-frequency", type=int, default=None, help="occurrences a merge needs (default: a tenth of the conversations)")
     parser.add_argument("--hidden-size", type=int, default=64)
     parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--induction-steps", type=int, default=0, help="at most this many steps (batch 32) copying repeated random spans before 0.9 copy accuracy (then a fifth as many decaying); before --pretrain-steps")
+    parser.add_argument("--induction-steps", type=int, default=0, help="at most this many steps (batch 32) copying repeated random spans before --copy-target accuracy (then a fifth as many decaying); before --pretrain-steps")
+    parser.add_argument("--copy-target", type=float, default=COPY_TARGET, help="copy accuracy the --induction-steps phase must reach, or the script fails (default 0.9)")
     parser.add_argument("--pretrain-steps", type=int, default=0, help="causal-LM steps (batch 8) on the whole --corpus conversations")
     parser.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the copying and pretraining batches (the copying plateau's length depends on it)")
     args = parser.parse_args()
@@ -328,7 +332,13 @@ def main() -> None:
         train_domain_tokenizer(out, texts, args.vocab_size, args.min_frequency)
     torch, tokenizer, model = build_model(out, args.hidden_size, args.layers, args.seed)
     torch.set_num_threads(max(1, min(4, torch.get_num_threads())))
-    induction_steps, copy_accuracy = induction_pretrain(torch, tokenizer, model, args.induction_steps, seed=args.seed) if args.induction_steps else (0, None)
+    induction_steps, copy_accuracy = induction_pretrain(torch, tokenizer, model, args.induction_steps, target=args.copy_target, seed=args.seed) if args.induction_steps else (0, None)
+    if copy_accuracy is not None and copy_accuracy < args.copy_target:
+        # A model that cannot copy gets no task's names or ids right: SFT and GRPO on it would waste their budget.
+        sys.exit(
+            f"make-tiny-qwen3: copying reached {copy_accuracy:.2f} of {args.copy_target} within {args.induction_steps} steps, so the model "
+            "would not copy a task's names and ids; try another --seed (the pipeline's base.seed) or more --induction-steps [TINY_COPYING_UNREACHED]"
+        )
     # A tenth of the pretraining batches stay copying batches when the model learnt copying first.
     share = 0.1 if args.induction_steps else 0.0
     pretrain_loss = pretrain(torch, tokenizer, model, texts, args.pretrain_steps, induction_share=share, seed=args.seed) if args.pretrain_steps else None

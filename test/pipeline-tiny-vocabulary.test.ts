@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
@@ -93,6 +93,9 @@ describe("the tiny pipeline's domain vocabulary", () => {
       "1",
       "--induction-steps",
       "20",
+      // 20 steps teach no copying; target 0 lets the build go on to check the rest
+      "--copy-target",
+      "0",
       "--pretrain-steps",
       "10",
     ]);
@@ -178,5 +181,28 @@ describe("the tiny pipeline's domain vocabulary", () => {
     };
     for (const value of ["1192", "BOK-5727", "Veliolmarork Almanac", "2014-03-18"])
       assert.deepEqual(tokensOf(value, ['"pages":', ","]), tokensOf(value, ['{"status": "done", "answer": "', '"}}']), value);
+
+    // At the default target, a build whose copying never gets there stops with the fix instead of a model.
+    const weak = join(work, "weak-model");
+    const refused = await runPython(python, [
+      join(ROOT, "scripts/make-tiny-qwen3.py"),
+      weak,
+      "--corpus",
+      corpus,
+      "--vocab-size",
+      "4096",
+      "--hidden-size",
+      "32",
+      "--layers",
+      "1",
+      "--induction-steps",
+      "20",
+    ]);
+    assert.equal(refused.status, 1, refused.stderr);
+    assert.match(
+      refused.stderr.trim().split("\n").at(-1)!,
+      /^make-tiny-qwen3: copying reached 0\.\d\d of 0\.9 within 20 steps.*--seed.*\[TINY_COPYING_UNREACHED\]$/,
+    );
+    assert.ok(!existsSync(join(weak, "model.safetensors")), "no model is saved");
   });
 });
