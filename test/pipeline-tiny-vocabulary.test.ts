@@ -80,25 +80,25 @@ describe("the tiny pipeline's domain vocabulary", () => {
 
     const python = requirePython();
     const model = join(work, "model");
-    const made = await runPython(python, [
-      join(ROOT, "scripts/make-tiny-qwen3.py"),
-      model,
-      "--corpus",
-      corpus,
-      "--vocab-size",
-      "4096",
-      "--hidden-size",
-      "32",
-      "--layers",
-      "1",
-      "--induction-steps",
-      "20",
-      // 20 steps teach no copying; target 0 lets the build go on to check the rest
-      "--copy-target",
-      "0",
-      "--pretrain-steps",
-      "10",
-    ]);
+    // A 1-layer model on the domain vocabulary after 20 copying steps
+    const makeTiny = (out: string, ...extra: string[]) =>
+      runPython(python, [
+        join(ROOT, "scripts/make-tiny-qwen3.py"),
+        out,
+        "--corpus",
+        corpus,
+        "--vocab-size",
+        "4096",
+        "--hidden-size",
+        "32",
+        "--layers",
+        "1",
+        "--induction-steps",
+        "20",
+        ...extra,
+      ]);
+    // 20 steps teach no copying; target 0 lets the build go on to check the rest
+    const made = await makeTiny(model, "--copy-target", "0", "--pretrain-steps", "10");
     assert.equal(made.status, 0, made.stderr);
     const report = JSON.parse(made.stdout.trim().split("\n").at(-1)!) as {
       vocabSize: number;
@@ -184,20 +184,7 @@ describe("the tiny pipeline's domain vocabulary", () => {
 
     // At the default target, a build whose copying never gets there stops with the fix instead of a model.
     const weak = join(work, "weak-model");
-    const refused = await runPython(python, [
-      join(ROOT, "scripts/make-tiny-qwen3.py"),
-      weak,
-      "--corpus",
-      corpus,
-      "--vocab-size",
-      "4096",
-      "--hidden-size",
-      "32",
-      "--layers",
-      "1",
-      "--induction-steps",
-      "20",
-    ]);
+    const refused = await makeTiny(weak);
     assert.equal(refused.status, 1, refused.stderr);
     assert.match(
       refused.stderr.trim().split("\n").at(-1)!,
