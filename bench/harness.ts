@@ -11,6 +11,10 @@
  * time.process_time), so the server's CPU and other engineers' load on the machine are not counted,
  * although a loaded machine still slows wall-clock throughput. Targets: toolgym CPU per model turn ≤ 1/5
  * of the peer's; throughput ≥ 90% of the ideal (concurrency / latency); heap flat over the episodes.
+ * Throughput is judged at steady state (the turns finished between the 10th and 90th percentile of
+ * episodes): the ideal is a steady-state rate, and the whole run also holds fixed costs that do not scale
+ * with episodes (opening 256 connections, the drain below full concurrency, the summary's bootstrap), shown
+ * beside it. Heap samples come from a separate run: each needs a forced full GC, which stops the event loop.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -74,18 +78,28 @@ interface Measurement {
   turns: number;
   cpuSeconds: number;
   wallSeconds: number;
+  /** Turns per second between the 10th and 90th percentile of finished episodes (NaN for the peer). */
+  steadyTurnsPerSecond: number;
   serverCpuSeconds: number;
   meanReward: number;
   /** [episodes done, MB] every 1,000 episodes: heap after a full GC (toolgym), resident set (Python). */
   memory: Array<[number, number]>;
 }
 
-/** toolgym's run of the first `n` tasks. */
-async function runToolgym(n: number, label: string): Promise<Measurement> {
+/**
+ * toolgym's run of the first `n` tasks. With `sampleMemory`, a full GC and a heap sample every 1,000
+ * episodes: a forced full GC stops the event loop (and every request in flight) for tens of ms, so the
+ * memory run is a separate run from the one whose throughput and CPU are measured.
+ */
+async function runToolgym(n: number, label: string, sampleMemory = false): Promise<Measurement> {
   let turns = 0;
   let done = 0;
   let reward = 0;
   const memory: Array<[number, number]> = [];
+  // Steady state: the turns finished between the 10th and the 90th percentile of episodes, over the time between them.
+  const from = Math.floor(n / 10);
+  const to = n - from;
+  const steady = { startTurns: 0, startTime: 0, turns: 0, seconds: 0 };
   const serverBefore = serverCpuSeconds();
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -99,7 +113,10 @@ async function runToolgym(n: number, label: string): Promise<Measurement> {
     onEpisode: (digest) => {
       turns += digest.turns;
       reward += digest.reward ?? 0;
-      if (++done % 1000 !== 0) return;
+      ++done;
+      if (done === from) Object.assign(steady, { startTurns: turns, startTime: performance.now() });
+      if (done === to) Object.assign(steady, { turns: turns - steady.startTurns, seconds: (performance.now() - steady.startTime) / 1000 });
+      if (!sampleMemory || done % 1000 !== 0) return;
       gc?.();
       memory.push([done, process.memoryUsage().heapUsed / 2 ** 20]);
     },
@@ -111,6 +128,7 @@ async function runToolgym(n: number, label: string): Promise<Measurement> {
     turns,
     cpuSeconds: (used.user + used.system) / 1e6,
     wallSeconds,
+    steadyTurnsPerSecond: steady.turns / steady.seconds,
     serverCpuSeconds: serverCpuSeconds() - serverBefore,
     meanReward: reward / done,
     memory,
@@ -141,6 +159,7 @@ function runPeer(n: number): Measurement {
     turns: report.turns,
     cpuSeconds: report.cpu_seconds,
     wallSeconds: report.wall_seconds,
+    steadyTurnsPerSecond: Number.NaN,
     // Includes the peer's warm-up: only shown as context.
     serverCpuSeconds: serverCpuSeconds() - serverBefore,
     meanReward: report.reward / report.episodes,
@@ -157,6 +176,7 @@ function growth(memory: Array<[number, number]>): number {
 
 await runToolgym(warmup, "warmup");
 const toolgym = await runToolgym(episodes, "measured");
+const memoryRun = await runToolgym(episodes, "memory", true);
 const peer = runPeer(peerEpisodes);
 server.kill("SIGTERM");
 await new Promise((done) => server.once("exit", done));
@@ -166,7 +186,7 @@ const ideal = concurrency / (latencyMs / 1000);
 const perTurn = (measurement: Measurement) => (1000 * measurement.cpuSeconds) / measurement.turns;
 const throughput = (measurement: Measurement) => measurement.turns / measurement.wallSeconds;
 const cpuRatio = perTurn(toolgym) / perTurn(peer);
-const heapGrowth = growth(toolgym.memory);
+const heapGrowth = growth(memoryRun.memory);
 const rows = [
   row({
     name: "harness CPU per model turn (toolgym vs Python peer)",
@@ -177,12 +197,21 @@ const rows = [
     pass: cpuRatio <= 0.2,
   }),
   row({
-    name: `throughput at concurrency ${concurrency}, ${latencyMs} ms per request (vs ideal)`,
+    name: `throughput at concurrency ${concurrency}, ${latencyMs} ms per request, steady state (vs ideal)`,
+    unit: "turns/s",
+    toolgym: toolgym.steadyTurnsPerSecond,
+    reference: ideal,
+    target: "ratio ≥ 0.9",
+    pass: toolgym.steadyTurnsPerSecond >= 0.9 * ideal,
+  }),
+  row({
+    // Context: also counts opening the connections, the drain (the last episodes run below full concurrency) and the summary's bootstrap.
+    name: "throughput over the whole run, start to summary.json (vs ideal)",
     unit: "turns/s",
     toolgym: throughput(toolgym),
     reference: ideal,
-    target: "ratio ≥ 0.9",
-    pass: throughput(toolgym) >= 0.9 * ideal,
+    target: "",
+    pass: null,
   }),
   row({
     // What the machine's load does not change: the turns one CPU-second of toolgym carries, per thread.
@@ -226,7 +255,7 @@ printRows(rows, [
     `${toolgym.wallSeconds.toFixed(1)} s, ${workers} worker thread(s)), peer ${peer.episodes} episodes (${peer.turns} turns, ${peer.wallSeconds.toFixed(1)} s)`,
   `concurrency ${concurrency}, ${latencyMs} ms per request; ${availableParallelism()} cores, load average ${loadBefore[0]!.toFixed(1)} before, ` +
     `${loadAfter[0]!.toFixed(1)} after (other processes share the cores: CPU per turn is per process, wall throughput is not)`,
-  `toolgym heap samples (MB): ${toolgym.memory.map(([done, mb]) => `${done}:${mb.toFixed(1)}`).join(" ")}${gc ? "" : " (run with --expose-gc)"}`,
+  `toolgym heap samples (MB, a separate run of ${memoryRun.episodes} episodes): ${memoryRun.memory.map(([done, mb]) => `${done}:${mb.toFixed(1)}`).join(" ")}${gc ? "" : " (run with --expose-gc)"}`,
   `peer RSS samples (MB): ${peer.memory.map(([done, mb]) => `${done}:${mb.toFixed(1)}`).join(" ")}`,
 ]);
 process.exit(0);
