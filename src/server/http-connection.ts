@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type Ser
 import type { Socket } from "node:net";
 import { Duplex } from "node:stream";
 import type { CallAnswer } from "./fast-call.ts";
-import { parseRequestHead, type RequestHead } from "./http-head.ts";
+import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
 
 /**
  * Reads HTTP/1.1 straight off each TCP connection and answers tool calls itself. Why: for a tool call of a
@@ -25,7 +25,10 @@ export interface ConnectionHandlerOptions {
   maxBodyBytes: number;
   /** Idle connections are closed after this long (node:http's keep-alive timeout). */
   keepAliveMilliseconds: number;
-  /** The session id when `POST <target>` is a tool call this process answers itself; else undefined. */
+  /**
+   * The session id when `POST <target>` is a tool call this process answers itself; else undefined. A
+   * function of `target` alone: each connection remembers the answer for the last target it saw.
+   */
   callTarget(target: string): string | undefined;
   answerCall(id: string, authorization: string | undefined, body: string): CallAnswer;
 }
@@ -79,9 +82,32 @@ function httpDate(): string {
   return dateText;
 }
 
+/** A tool-call answer's status line and headers up to the Content-Length value, by status (a handful of statuses). */
+const statusPrefixes = new Map<number, string>();
+function statusPrefix(status: number): string {
+  let prefix = statusPrefixes.get(status);
+  if (prefix === undefined) {
+    prefix = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: `;
+    statusPrefixes.set(status, prefix);
+  }
+  return prefix;
+}
+
 export function createConnectionHandler(options: ConnectionHandlerOptions): ConnectionHandler {
   const { http, answerCall } = options;
   const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveMilliseconds / 1000)}\r\n\r\n`;
+  // The headers after Content-Length, rebuilt when the Date changes (once a second) rather than per answer.
+  let keepAliveDate = "";
+  let keepAliveTail = "";
+  const keepingAlive = (): string => {
+    const date = httpDate();
+    if (date !== keepAliveDate) {
+      keepAliveDate = date;
+      keepAliveTail = `\r\nDate: ${date}\r\n${keepAlive}`;
+    }
+    return keepAliveTail;
+  };
+  const closing = (): string => `\r\nDate: ${httpDate()}\r\nConnection: close\r\n\r\n`;
   /** Every connection; `own` while this reader has it (node:http times out the ones handed to it). */
   const open = new Set<{ socket: Socket; idleSince: number; busy: boolean; own: boolean }>();
 
@@ -103,6 +129,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
+    let lastTarget: string | undefined;
+    let lastCallId: string | undefined;
 
     const joined = (): Buffer => {
       if (chunks.length > 1) chunks = [Buffer.concat(chunks, size)];
@@ -127,8 +155,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
 
     const answer = (id: string, body: string, authorization: string | undefined, close: boolean): void => {
       const reply = answerCall(id, authorization, body);
-      const status = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(reply.text)}\r\nDate: ${httpDate()}\r\n`;
-      socket.write(status + (close ? "Connection: close\r\n\r\n" : keepAlive) + reply.text);
+      // One string, so one write and one send: the head and body never leave in separate packets.
+      socket.write(statusPrefix(reply.status) + Buffer.byteLength(reply.text) + (close ? closing() : keepingAlive()) + reply.text);
       if (close) socket.end();
     };
 
@@ -155,12 +183,10 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
         const data = joined();
         if (!head) {
-          // Searched as text: one decode of at most a head's length, instead of Buffer.indexOf's string conversion.
-          const text = data.toString("latin1", 0, Math.min(size, HEAD_LIMIT + 4));
-          const end = text.indexOf("\r\n\r\n");
+          const end = headEnd(data, Math.min(size, HEAD_LIMIT + 4));
           if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
           if (end < 0) return;
-          head = parseRequestHead(text.slice(0, end), options.maxBodyBytes);
+          head = parseRequestHead(data, end, options.maxBodyBytes);
           if (!head) return handOff();
         }
         const { total, bodyStart } = head;
@@ -174,7 +200,15 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           chunks = [data.subarray(total)];
           size -= total;
         }
-        const callId = taken.method === "POST" && taken.plain ? options.callTarget(taken.target) : undefined;
+        let callId: string | undefined;
+        if (taken.method === "POST" && taken.plain) {
+          // A client calls one session over and over on its connection: the route is matched once per target.
+          if (taken.target !== lastTarget) {
+            lastTarget = taken.target;
+            lastCallId = options.callTarget(taken.target);
+          }
+          callId = lastCallId;
+        }
         if (callId !== undefined) answer(callId, data.toString("utf8", bodyStart, total), taken.authorization, taken.close);
         else relayRequest(size === 0 ? data : data.subarray(0, total));
       }
