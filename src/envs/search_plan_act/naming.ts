@@ -64,10 +64,12 @@ export interface NameKind {
   /** Each noun split before its last word ("Cup Tie": " Cup " and "Tie"; "Atlas": " " and "Atlas"), with the space the name puts before it. */
   nounHeads: readonly string[];
   nounTails: readonly string[];
+  /** Each noun with the space the name puts before it (" Cup Tie"): a thing name is then one join of its word and this. */
+  spacedNouns: readonly string[];
 }
 
 export function nameKind(naming: "person" | readonly string[]): NameKind {
-  if (naming === "person") return { person: true, nouns: [], nounHashes: new Int32Array(0), nounHeads: [], nounTails: [] };
+  if (naming === "person") return { person: true, nouns: [], nounHashes: new Int32Array(0), nounHeads: [], nounTails: [], spacedNouns: [] };
   const split = naming.map((noun) => noun.lastIndexOf(" ") + 1);
   return {
     person: false,
@@ -75,6 +77,7 @@ export function nameKind(naming: "person" | readonly string[]): NameKind {
     nounHashes: hashesOf(naming),
     nounHeads: naming.map((noun, index) => ` ${noun.slice(0, split[index])}`),
     nounTails: naming.map((noun, index) => noun.slice(split[index])),
+    spacedNouns: naming.map((noun) => ` ${noun}`),
   };
 }
 
@@ -121,11 +124,20 @@ export class WorldNames {
    */
   private readonly hashes: number[];
   private readonly heads: string[];
+  /**
+   * What comes between a head and its tail: a thing name's noun before its last word (" ", " Cup "), kept
+   * apart so a thing name is one join (word + " Cup Tie"); the two are joined only for a near-duplicate.
+   * Empty for people and for names that were not freshly built.
+   */
+  private readonly middles: string[];
   private readonly tails: string[];
   private typeStart = 0;
   /** The parts of the name `fresh` or `taken` made last. */
   private head = "";
+  private middle = "";
   private tail = "";
+  /** The empty table slot where the name `has` last found missing goes (-1: none known); `add` takes it. */
+  private free = -1;
 
   constructor(
     private readonly random: Random,
@@ -140,6 +152,7 @@ export class WorldNames {
     this.surnameHashes = new Array<number>(size);
     this.hashes = new Array<number>(size);
     this.heads = new Array<string>(size);
+    this.middles = new Array<string>(size);
     this.tails = new Array<string>(size);
     this.clusterHash = clusterWord === null ? 0 : hashText(clusterWord);
     if (++tableStamp === 0x7fffffff) {
@@ -151,17 +164,24 @@ export class WorldNames {
 
   has(name: string, hash: number): boolean {
     const mask = capacity - 1;
-    for (let slot = slotOf(hash) & mask; slots[4 * slot] === tableStamp; slot = (slot + 1) & mask) {
+    let slot = slotOf(hash) & mask;
+    for (; slots[4 * slot] === tableStamp; slot = (slot + 1) & mask) {
       if (slots[4 * slot + 1] === hash && this.made[slots[4 * slot + 2] as number] === name) return true;
     }
+    this.free = slot;
     return false;
   }
 
+  /** Takes `name`: `choose` returns only a name that `has` has just found missing, so its slot is known. */
   private add(name: string, hash: number): void {
-    if (tableSize * 2 >= capacity) grow();
-    const mask = capacity - 1;
-    let slot = slotOf(hash) & mask;
-    while (slots[4 * slot] === tableStamp) slot = (slot + 1) & mask;
+    let slot = this.free;
+    this.free = -1;
+    if (slot < 0 || tableSize * 2 >= capacity) {
+      if (tableSize * 2 >= capacity) grow();
+      const mask = capacity - 1;
+      slot = slotOf(hash) & mask;
+      while (slots[4 * slot] === tableStamp) slot = (slot + 1) & mask;
+    }
     slots[4 * slot] = tableStamp;
     slots[4 * slot + 1] = hash;
     slots[4 * slot + 2] = this.count;
@@ -200,6 +220,7 @@ export class WorldNames {
     this.lastWordHash = wordHash;
     this.hash = join(join(hash, SPACE, 1), wordHash, word.length);
     this.head = head;
+    this.middle = "";
     this.tail = word;
     return head + word;
   }
@@ -225,11 +246,10 @@ export class WorldNames {
     const noun = Math.floor(random.next() * nouns.length);
     const text = nouns[noun] as string;
     this.hash = join(join(hash, SPACE, 1), kind.nounHashes[noun] as number, text.length);
-    const head = word + (kind.nounHeads[noun] as string);
-    const tail = kind.nounTails[noun] as string;
-    this.head = head;
-    this.tail = tail;
-    return head + tail;
+    this.head = word;
+    this.middle = kind.nounHeads[noun] as string;
+    this.tail = kind.nounTails[noun] as string;
+    return word + (kind.spacedNouns[noun] as string);
   }
 
   private fresh(kind: NameKind, inCluster: boolean): string {
@@ -256,6 +276,7 @@ export class WorldNames {
     const count = this.count++;
     this.hashes[count] = this.hash;
     this.heads[count] = this.head;
+    this.middles[count] = this.middle;
     this.tails[count] = this.tail;
     return name;
   }
@@ -270,7 +291,8 @@ export class WorldNames {
       const edit = lastWordEdit(tail, 0, random);
       if (edit >= 0) {
         const editedTail = applyEdit(tail, edit);
-        const head = this.heads[index] as string;
+        const middle = this.middles[index] as string;
+        const head = middle.length === 0 ? (this.heads[index] as string) : (this.heads[index] as string) + middle;
         const copy = head + editedTail;
         const position = Math.floor(edit / 65536);
         const hash =
@@ -294,6 +316,7 @@ export class WorldNames {
   private taken(kind: NameKind, name: string, hash: number, head: string, tail: string): string {
     this.hash = hash;
     this.head = head;
+    this.middle = "";
     this.tail = tail;
     if (kind.person) {
       this.lastWord = tail;

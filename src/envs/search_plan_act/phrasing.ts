@@ -68,31 +68,46 @@ export function describeChain(chain: Chain, theme: Theme): string {
 }
 
 /** A description ending in "to" ("… is awarded to") would read "to to" before a value or a target. */
-const endsWithTo = (text: string): boolean => text.endsWith(" to");
+function endsWithTo(text: string): boolean {
+  return text.endsWith(" to");
+}
 
 function setSentence(field: string, target: string, value: unknown): string {
   if (endsWithTo(target)) return `Change the ${field} of ${target}, setting it to ${String(value)}.`;
   return `Set the ${field} of ${target} to ${String(value)}.`;
 }
 
-/** One sentence stating a goal. */
+/** The phrase of a field read at the end of `chain`. */
+function read(theme: Theme, chain: Chain, field: string): string {
+  return fieldPhrase(theme, chainEndType(chain, theme), field);
+}
+
+/** The phrase of a field written at the end of `chain`. */
+function written(theme: Theme, chain: Chain, field: string): string {
+  return writtenFieldPhrase(theme, chainEndType(chain, theme), field);
+}
+
+/**
+ * One sentence stating a goal. (The helpers are module functions, not closures made per call: under
+ * tsx every named closure is also given its name by a `defineProperty` call, once per sentence.)
+ */
 export function goalSentence(goal: Goal, theme: Theme, describe: (chain: Chain) => string): string {
-  const read = (chain: Chain, field: string) => fieldPhrase(theme, chainEndType(chain, theme), field);
-  const written = (chain: Chain, field: string) => writtenFieldPhrase(theme, chainEndType(chain, theme), field);
   switch (goal.kind) {
     case "lookup":
-      return goal.field === null ? `What is the name of ${describe(goal.chain)}?` : `What is the ${read(goal.chain, goal.field)} of ${describe(goal.chain)}?`;
+      return goal.field === null
+        ? `What is the name of ${describe(goal.chain)}?`
+        : `What is the ${read(theme, goal.chain, goal.field)} of ${describe(goal.chain)}?`;
     case "update":
-      return setSentence(written(goal.chain, goal.field), describe(goal.chain), goal.value);
+      return setSentence(written(theme, goal.chain, goal.field), describe(goal.chain), goal.value);
     case "link": {
       const source = describe(goal.source);
       if (endsWithTo(source)) return `Link ${source} with the relation "${goal.relation}" to ${describe(goal.target)}.`;
       return `Link ${source} to ${describe(goal.target)} with the relation "${goal.relation}".`;
     }
     case "copy":
-      return `Copy the ${read(goal.from, goal.fromField)} of ${describe(goal.from)} into the ${written(goal.to, goal.toField)} of ${describe(goal.to)}.`;
+      return `Copy the ${read(theme, goal.from, goal.fromField)} of ${describe(goal.from)} into the ${written(theme, goal.to, goal.toField)} of ${describe(goal.to)}.`;
     case "conditional":
-      return `If the ${read(goal.chain, goal.testField)} of ${describe(goal.chain)} is greater than ${goal.threshold}, set its ${written(goal.chain, goal.field)} to ${goal.thenValue}; otherwise set it to ${goal.elseValue}.`;
+      return `If the ${read(theme, goal.chain, goal.testField)} of ${describe(goal.chain)} is greater than ${goal.threshold}, set its ${written(theme, goal.chain, goal.field)} to ${goal.thenValue}; otherwise set it to ${goal.elseValue}.`;
     case "impossible": {
       const target = describe(goal.chain);
       const endType = chainEndType(goal.chain, theme);
