@@ -58,16 +58,12 @@ function drawCode(random: Random, group: number, codeHeads: readonly string[]): 
   return (codeHeads[Math.floor(code / 1000)] as string) + THOUSAND[code % 1000];
 }
 
-/**
- * The id of a new record: 0000 to 9999, drawn again while taken in the prefix's group. `ids` holds the
- * prefix's id strings made so far, by number: a string is immutable, so an id made once is reused
- * rather than joined again (ids are a large share of a world's strings; a join allocates and copies).
- */
-function drawId(random: Random, group: number, idHeads: readonly string[], ids: Array<string | null>): string {
+/** The id of a new record: 0000 to 9999, drawn again while taken in the prefix's group. */
+function drawId(random: Random, group: number, idHeads: readonly string[]): string {
   let number: number;
   do number = Math.floor(random.next() * 10000);
   while (!takeNumber(group, number));
-  return (ids[number] ??= (idHeads[Math.floor(number / 100)] as string) + HUNDRED[number % 100]);
+  return (idHeads[Math.floor(number / 100)] as string) + HUNDRED[number % 100];
 }
 
 /** What a record holds until `generateWorld` gives it its own links (never seen outside it). */
@@ -106,15 +102,13 @@ export function recordMaker(type: TypeSpec, kind: NameKind): RecordMaker {
   const constants: unknown[] = [];
   const values = type.fields.map((field) => `${JSON.stringify(field.name)}: ${valueExpression(field, constants)}`);
   const source = `return function makeRecord(random, places, names, inCluster) {
-    const id = drawId(random, ${numberGroup(`id ${type.prefix}`)}, idHeads, ids);
+    const id = drawId(random, ${numberGroup(`id ${type.prefix}`)}, idHeads);
     const name = names.make(kind, inCluster);
     return { id, type: ${JSON.stringify(type.name)}, name, fields: { ${values.join(", ")} }, links: NO_LINKS };
   };`;
-  const parameters = ["drawId", "drawCode", "randomDate", "idHeads", "ids", "kind", "NO_LINKS", ...constants.map((_, index) => `C${index}`)];
+  const parameters = ["drawId", "drawCode", "randomDate", "idHeads", "kind", "NO_LINKS", ...constants.map((_, index) => `C${index}`)];
   const build = new Function(...parameters, source) as (...values: unknown[]) => RecordMaker;
-  // Filled with null, not holes: a packed array's reads stay on the fast path.
-  const ids = new Array<string | null>(10000).fill(null);
-  return build(drawId, drawCode, randomDate, heads(`${type.prefix}-`), ids, kind, NO_LINKS, ...constants);
+  return build(drawId, drawCode, randomDate, heads(`${type.prefix}-`), kind, NO_LINKS, ...constants);
 }
 
 /** The links maker of a type whose functional relations, in theme order, are `relations`. */
