@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
+import { outcomeJson } from "../src/server/fast-call.ts";
+import type { CallOutcome } from "../src/server/session-store.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -123,5 +125,35 @@ describe("fast tool-call path (POST /sessions/:id/call on node:http)", () => {
     const wrongMethod = await send(server, "GET", `/sessions/${id}/call`, { token });
     assert.equal(wrongMethod.status, 404, "other methods still go to the Hono app");
     assert.equal(wrongMethod.json.error.code, "ROUTE_UNKNOWN");
+  });
+});
+
+describe("tool-call answers written field by field (outcomeJson)", () => {
+  it("writes what JSON.stringify writes, for every kind of content, and hands odd values to it", () => {
+    const contents = [
+      '{"key":"kalo","value":"123"}',
+      "",
+      'quote " backslash \\ slash /',
+      "line\nbreak\ttab\u0001\u001f\u007f",
+      "ключ💥",
+      "\ud800 lone",
+      "\u2028\u2029",
+    ];
+    const outcomes: CallOutcome[] = [];
+    for (const content of contents) {
+      outcomes.push({ content, is_error: false, done: false, calls: 1 });
+      outcomes.push({ content, is_error: true, error_kind: "unknown_key", done: true, calls: 9_007_199_254_740_991 });
+      outcomes.push({ content, is_error: true, error_kind: 'odd "kind"\n', done: false, calls: 0 });
+    }
+    for (const outcome of outcomes) assert.equal(outcomeJson(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
+    // Values of other types than the store's (never sent today) still come out as JSON.stringify writes them.
+    const odd = [
+      { content: 5, is_error: false, done: false, calls: 1 },
+      { content: "x", is_error: undefined, done: false, calls: 1 },
+      { content: "x", is_error: false, done: false, calls: 1.5 },
+      { content: "x", is_error: false, done: false, calls: Number.NaN },
+      { content: "x", is_error: false, error_kind: null, done: false, calls: 1 },
+    ] as unknown as CallOutcome[];
+    for (const outcome of odd) assert.equal(outcomeJson(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
   });
 });
