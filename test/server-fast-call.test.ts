@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { outcomeJson } from "../src/server/fast-call.ts";
+import { outcomeAnswer } from "../src/server/fast-call.ts";
 import type { CallOutcome } from "../src/server/session-store.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 
@@ -128,7 +128,7 @@ describe("fast tool-call path (POST /sessions/:id/call on node:http)", () => {
   });
 });
 
-describe("tool-call answers written field by field (outcomeJson)", () => {
+describe("tool-call answers written field by field (outcomeAnswer)", () => {
   it("writes what JSON.stringify writes, for every kind of content, and hands odd values to it", () => {
     const contents = [
       '{"key":"kalo","value":"123"}',
@@ -145,7 +145,12 @@ describe("tool-call answers written field by field (outcomeJson)", () => {
       outcomes.push({ content, is_error: true, error_kind: "unknown_key", done: true, calls: 9_007_199_254_740_991 });
       outcomes.push({ content, is_error: true, error_kind: 'odd "kind"\n', done: false, calls: 0 });
     }
-    for (const outcome of outcomes) assert.equal(outcomeJson(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
+    const answer = (outcome: CallOutcome) => {
+      const { text, bytes } = outcomeAnswer(outcome);
+      assert.equal(bytes, Buffer.byteLength(text), `the byte length of ${text}`);
+      return text;
+    };
+    for (const outcome of outcomes) assert.equal(answer(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
     // Values of other types than the store's (never sent today) still come out as JSON.stringify writes them.
     const odd = [
       { content: 5, is_error: false, done: false, calls: 1 },
@@ -154,6 +159,6 @@ describe("tool-call answers written field by field (outcomeJson)", () => {
       { content: "x", is_error: false, done: false, calls: Number.NaN },
       { content: "x", is_error: false, error_kind: null, done: false, calls: 1 },
     ] as unknown as CallOutcome[];
-    for (const outcome of odd) assert.equal(outcomeJson(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
+    for (const outcome of odd) assert.equal(answer(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
   });
 });

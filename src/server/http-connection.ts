@@ -26,8 +26,8 @@ export interface ConnectionHandlerOptions {
   /** Idle connections are closed after this long (node:http's keep-alive timeout). */
   keepAliveMilliseconds: number;
   /**
-   * The session id when `POST <target>` is a tool call this process answers itself; else undefined. A
-   * function of `target` alone: each connection remembers the answer for the last target it saw.
+   * The session id when `POST <target>` is a tool call this process answers itself; else undefined. Its
+   * text is a function of `target` alone: each connection remembers the answer for the last target it saw.
    */
   callTarget(target: string): string | undefined;
   answerCall(id: string, authorization: string | undefined, body: string): CallAnswer;
@@ -41,6 +41,8 @@ export interface ConnectionHandler {
 
 /** node:http's default limit on a request head (`--max-http-header-size`); longer heads are node's to refuse. */
 const HEAD_LIMIT = 16 * 1024;
+
+const NOTHING: Buffer = Buffer.alloc(0);
 
 /** The in-memory connection a relayed request reaches node:http through; what node:http writes goes to the socket. */
 class Relay extends Duplex {
@@ -124,18 +126,14 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     socket.setNoDelay(true);
     const state = { socket, idleSince: Date.now(), busy: false, own: true };
     open.add(state);
-    let chunks: Buffer[] = [];
+    /** Bytes received and not yet answered or passed on; `size` is its length. */
+    let buffered = NOTHING;
     let size = 0;
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
     let lastTarget: string | undefined;
     let lastCallId: string | undefined;
-
-    const joined = (): Buffer => {
-      if (chunks.length > 1) chunks = [Buffer.concat(chunks, size)];
-      return chunks[0] as Buffer;
-    };
 
     const handOff = (): void => {
       socket.removeListener("data", onData);
@@ -146,8 +144,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         relay.destroy();
       }
       socket.pause();
-      if (size > 0) socket.unshift(joined());
-      chunks = [];
+      if (size > 0) socket.unshift(buffered);
+      buffered = NOTHING;
       size = 0;
       http.emit("connection", socket);
       socket.resume();
@@ -156,7 +154,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     const answer = (id: string, body: string, authorization: string | undefined, close: boolean): void => {
       const reply = answerCall(id, authorization, body);
       // One string, so one write and one send: the head and body never leave in separate packets.
-      socket.write(statusPrefix(reply.status) + Buffer.byteLength(reply.text) + (close ? closing() : keepingAlive()) + reply.text);
+      socket.write(statusPrefix(reply.status) + reply.bytes + (close ? closing() : keepingAlive()) + reply.text);
       if (close) socket.end();
     };
 
@@ -181,7 +179,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     /** Answers or passes on the complete requests buffered, in order, until one is in flight. */
     const answerBuffered = (): void => {
       while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
-        const data = joined();
+        const data = buffered;
         if (!head) {
           const end = headEnd(data, Math.min(size, HEAD_LIMIT + 4));
           if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
@@ -194,10 +192,10 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         const taken = head;
         head = undefined;
         if (size === total) {
-          chunks.length = 0;
+          buffered = NOTHING;
           size = 0;
         } else {
-          chunks = [data.subarray(total)];
+          buffered = data.subarray(total);
           size -= total;
         }
         let callId: string | undefined;
@@ -221,7 +219,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     };
 
     const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
+      // Joined at once: the reader looks at everything received on each arrival anyway.
+      buffered = size === 0 ? chunk : Buffer.concat([buffered, chunk], size + chunk.length);
       size += chunk.length;
       state.idleSince = Date.now();
       drain();

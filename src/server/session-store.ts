@@ -186,6 +186,15 @@ export class SessionStore {
     return session;
   }
 
+  /**
+   * The open session's own id string when `id` names one, else `id`: the same text, but a later lookup with
+   * the store's own string compares by identity instead of character by character (http-connection.ts keeps
+   * it for the connection's next calls).
+   */
+  ownId(id: string): string {
+    return this.sessions.get(id)?.id ?? id;
+  }
+
   get(id: unknown): Session {
     const session = typeof id === "string" ? this.sessions.get(id) : undefined;
     if (!session)

@@ -124,7 +124,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     callTarget: (target) => {
       const match = callRoute.exec(target);
       if (!match || (place && (ownerOf(target, place.count) ?? place.index) !== place.index)) return undefined;
-      return match[1];
+      return serverApp.store.ownId(match[1] as string);
     },
     answerCall: createCallAnswerer(serverApp),
   });
