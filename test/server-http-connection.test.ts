@@ -11,18 +11,24 @@ import { startServer, type RunningServer } from "../src/server/start-server.ts";
  * everything else relayed to or handed over to node:http. These tests speak raw HTTP/1.1 so they control
  * framing (pipelining, split writes, half-close) in ways an HTTP client library would not.
  */
+/** A head as read, with its target as text. */
+type ReadHead = Omit<RequestHead, "targetStart" | "targetEnd"> & { target: string };
+
 /** Frames `text` (a head without its blank line) the way http-connection.ts does: found in the bytes, then read. */
-function frame(text: string, maxBodyBytes: number): RequestHead | undefined {
+function frame(text: string, maxBodyBytes: number): ReadHead | undefined {
   const bytes = Buffer.from(`${text}\r\n\r\n{"a":1}`, "latin1");
   assert.equal(headEnd(bytes, bytes.length), text.length, "the blank line is found where the head ends");
-  return parseRequestHead(bytes, text.length, maxBodyBytes);
+  const head = parseRequestHead(bytes, text.length, maxBodyBytes);
+  if (!head) return undefined;
+  const { targetStart, targetEnd, ...rest } = head;
+  return { ...rest, target: bytes.toString("latin1", targetStart, targetEnd) };
 }
 
 /**
  * The head reader as first written (a regular expression over the head decoded as latin1, then a search per
  * header), kept here as the reference the one-pass byte reader must agree with on every head.
  */
-function referenceHead(text: string, maxBodyBytes: number): RequestHead | undefined {
+function referenceHead(text: string, maxBodyBytes: number): ReadHead | undefined {
   const match = /^(GET|POST|PUT|PATCH|DELETE) (\/[!-~]*) HTTP\/1\.1((?:\r\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*)*)$/.exec(text);
   if (!match) return undefined;
   const headers = match[3] as string;
@@ -246,6 +252,28 @@ describe("toolgym serve reading HTTP off the socket", () => {
     assert.equal((JSON.parse(described.body) as { calls: number }).calls, 1, "the relayed request saw only the call before it");
     assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
     assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 3);
+    socket.destroy();
+  });
+
+  it("answers calls to different sessions on one connection, each from its own session", async () => {
+    const socket = await open();
+    const reader = responses(socket);
+    const ids: string[] = [];
+    for (let index = 0; index < 2; index++) {
+      socket.write(post("/sessions", createBody));
+      ids.push((JSON.parse((await reader.next()).body) as { session_id: string }).session_id);
+    }
+    const [first, second] = ids as [string, string];
+    assert.equal(first.length, second.length, "targets of the same length, told apart by their bytes");
+    // The connection remembers its last call target; every change of target must be noticed.
+    const order = [first, first, second, first, second, second, "0".repeat(first.length), first];
+    const expected = [1, 2, 1, 3, 2, 3, 404, 4];
+    socket.write(order.map((id) => post(`/sessions/${id}/call`, lookup)).join(""));
+    for (const [index, calls] of expected.entries()) {
+      const reply = await reader.next();
+      if (calls === 404) assert.equal(reply.status, 404, `call ${index}: ${reply.body}`);
+      else assert.equal((JSON.parse(reply.body) as { calls: number }).calls, calls, `call ${index}`);
+    }
     socket.destroy();
   });
 

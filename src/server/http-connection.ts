@@ -44,6 +44,13 @@ const HEAD_LIMIT = 16 * 1024;
 
 const NOTHING: Buffer = Buffer.alloc(0);
 
+/** Whether `bytes[start, end)` equals `expected`. */
+function holdsBytes(bytes: Buffer, start: number, end: number, expected: Buffer): boolean {
+  if (end - start !== expected.length || expected.length === 0) return false;
+  for (let index = 0; index < expected.length; index++) if (bytes[start + index] !== expected[index]) return false;
+  return true;
+}
+
 /** The in-memory connection a relayed request reaches node:http through; what node:http writes goes to the socket. */
 class Relay extends Duplex {
   /** The response to the request in flight has been written. */
@@ -72,14 +79,16 @@ class Relay extends Duplex {
   }
 }
 
-let dateText = "";
-let dateExpires = 0;
-/** The `Date` header node:http sends, computed once a second. */
+let dateText: string | undefined;
+/**
+ * The `Date` header node:http sends: made once a second, and forgotten by a timer at the next second (as
+ * node:http does), so an answer reads it without asking the clock.
+ */
 function httpDate(): string {
-  const now = Date.now();
-  if (now >= dateExpires) {
-    dateText = new Date(now).toUTCString();
-    dateExpires = now - (now % 1000) + 1000;
+  if (dateText === undefined) {
+    const now = new Date();
+    dateText = now.toUTCString();
+    setTimeout(() => (dateText = undefined), 1000 - now.getMilliseconds()).unref();
   }
   return dateText;
 }
@@ -132,7 +141,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
-    let lastTarget: string | undefined;
+    let lastTarget = NOTHING;
     let lastCallId: string | undefined;
 
     const handOff = (): void => {
@@ -200,10 +209,12 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         }
         let callId: string | undefined;
         if (taken.method === "POST" && taken.plain) {
-          // A client calls one session over and over on its connection: the route is matched once per target.
-          if (taken.target !== lastTarget) {
-            lastTarget = taken.target;
-            lastCallId = options.callTarget(taken.target);
+          // A client calls one session over and over on its connection: the target is compared with the
+          // last one as bytes, and decoded and matched only when it changes.
+          const { targetStart, targetEnd } = taken;
+          if (!holdsBytes(data, targetStart, targetEnd, lastTarget)) {
+            lastTarget = Buffer.from(data.subarray(targetStart, targetEnd));
+            lastCallId = options.callTarget(data.toString("latin1", targetStart, targetEnd));
           }
           callId = lastCallId;
         }

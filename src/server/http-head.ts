@@ -4,14 +4,16 @@
  * same way (another HTTP version, an odd character, a repeated or chunked framing header, an upgrade) comes
  * back as `undefined`, and node:http then reads the connection itself and gives its usual answer.
  *
- * It reads the received bytes themselves, in one pass, and makes strings only of the target and the
- * `Authorization` value: it runs for every tool call, and decoding the head to text, matching it with a
- * regular expression and searching it header by header cost several times more.
+ * It reads the received bytes themselves, in one pass, and makes a string only of the `Authorization`
+ * value: it runs for every tool call, and decoding the head to text, matching it with a regular
+ * expression and searching it header by header cost several times more.
  */
 
 export interface RequestHead {
   method: string;
-  target: string;
+  /** Where the request target lies in the bytes read: a string is made of it only when it changes (see http-connection.ts). */
+  targetStart: number;
+  targetEnd: number;
   /** Bytes of head and blank line: where the body starts. */
   bodyStart: number;
   /** Bytes of head and body together. */
@@ -170,5 +172,5 @@ export function parseRequestHead(bytes: Buffer, end: number, maxBodyBytes: numbe
   // node:http answers an HTTP/1.1 request without `Host` with 400.
   const plain = host && (!sawConnection || close || keepAlive);
   const bodyStart = end + 4;
-  return { method, target: bytes.toString("latin1", targetStart, targetEnd), bodyStart, total: bodyStart + length, close, plain, authorization };
+  return { method, targetStart, targetEnd, bodyStart, total: bodyStart + length, close, plain, authorization };
 }
