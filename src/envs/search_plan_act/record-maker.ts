@@ -45,9 +45,6 @@ function dates(): readonly string[] {
   return (dateTable = table);
 }
 
-/** The slot in the date table of a date drawn as year, month, day (`Random.integer` draws, written out). */
-const DATE_SLOT = `Math.floor(random.next() * ${YEARS}) * 336 + Math.floor(random.next() * 12) * 28 + Math.floor(random.next() * 28)`;
-
 export function randomDate(random: Random): string {
   const year = random.integer(0, YEARS - 1);
   const month = random.integer(0, 11);
@@ -84,30 +81,73 @@ function drawId(random: Random, group: number, idHeads: readonly string[]): stri
 /** What a record holds until `generateWorld` gives it its own links (never seen outside it). */
 const NO_LINKS: Link[] = [];
 
-/** The expression that draws a value of `field`; tables it needs are pushed to `constants` (named C0, C1, …). */
-function valueExpression(field: FieldSpec, constants: unknown[]): string {
+/**
+ * The next `count` numbers of `random`, into `into`. A record's fixed draws are taken here, in one loop,
+ * and read back by its field expressions: written out one call per draw, the calls went past what V8
+ * inlines into one function, and each call not inlined returned its number boxed (an allocation).
+ */
+function draws(random: Random, into: Float64Array, count: number): void {
+  for (let index = 0; index < count; index++) into[index] = random.next();
+}
+
+/**
+ * The expression of a value of `field` (not a code) from the draws `draw()` names, in order; tables it
+ * needs are pushed to `constants` (named C0, C1, …).
+ */
+function valueExpression(field: FieldSpec, constants: unknown[], draw: () => string): string {
   const constant = (value: unknown): string => `C${constants.push(value) - 1}`;
-  if (field.code) return `drawCode(random, ${numberGroup(`code ${field.code}`)}, ${constant(heads(`${field.code}-`))})`;
   const low = field.min ?? 0;
   const span = (field.max ?? 0) - low + 1;
   switch (field.kind) {
     case "enum": {
       const values = field.values ?? [];
       if (values.length === 0) throw new RangeError(`field '${field.name}': an enum needs values`);
-      return `${constant(values)}[Math.floor(random.next() * ${values.length})]`;
+      return `${constant(values)}[Math.floor(${draw()} * ${values.length})]`;
     }
     case "integer":
-      return `${low} + Math.floor(random.next() * ${span})`;
+      return `${low} + Math.floor(${draw()} * ${span})`;
     case "money": {
       const step = (field.max ?? 0) >= 100000 ? 100 : 5;
-      return `Math.round((${low} + Math.floor(random.next() * ${span})) / ${step}) * ${step}`;
+      return `Math.round((${low} + Math.floor(${draw()} * ${span})) / ${step}) * ${step}`;
     }
-    case "date":
-      // The draws of `randomDate`, inline (its call was a noticeable share of a record).
-      return `${constant(dates())}[${DATE_SLOT}]`;
+    case "date": {
+      // The draws of `randomDate` (year, month, day), as a slot of its table; operands run left to right.
+      const year = draw();
+      const month = draw();
+      return `${constant(dates())}[Math.floor(${year} * ${YEARS}) * 336 + Math.floor(${month} * 12) * 28 + Math.floor(${draw()} * 28)]`;
+    }
     case "string":
-      return "places[Math.floor(random.next() * places.length)]";
+      return `places[Math.floor(${draw()} * places.length)]`;
   }
+}
+
+/**
+ * The statements that compute the values of `fields`, in order, as `v0`, `v1`, …: the fixed draws of
+ * each run of fields between codes taken at once into `U` (a code draws again while taken, so it is
+ * drawn where it stands). Returns the statements and the size `U` needs.
+ */
+function valueStatements(fields: readonly FieldSpec[], constants: unknown[]): { statements: string[]; scratch: number } {
+  const statements: string[] = [];
+  let run: string[] = [];
+  let count = 0;
+  let scratch = 0;
+  const endRun = () => {
+    if (count > 0) statements.push(`draws(random, U, ${count});`);
+    statements.push(...run);
+    scratch = Math.max(scratch, count);
+    run = [];
+    count = 0;
+  };
+  const draw = () => `U[${count++}]`;
+  fields.forEach((field, index) => {
+    if (field.code) {
+      endRun();
+      const codeHeads = `C${constants.push(heads(`${field.code}-`)) - 1}`;
+      statements.push(`const v${index} = drawCode(random, ${numberGroup(`code ${field.code}`)}, ${codeHeads});`);
+    } else run.push(`const v${index} = ${valueExpression(field, constants, draw)};`);
+  });
+  endRun();
+  return { statements, scratch };
 }
 
 /**
@@ -116,15 +156,17 @@ function valueExpression(field: FieldSpec, constants: unknown[]): string {
  */
 export function recordMaker(type: TypeSpec, kind: NameKind): RecordMaker {
   const constants: unknown[] = [];
-  const values = type.fields.map((field) => `${JSON.stringify(field.name)}: ${valueExpression(field, constants)}`);
+  const { statements, scratch } = valueStatements(type.fields, constants);
+  const values = type.fields.map((field, index) => `${JSON.stringify(field.name)}: v${index}`);
   const source = `return function makeRecord(random, places, names, inCluster) {
     const id = drawId(random, ${numberGroup(`id ${type.prefix}`)}, idHeads);
     const name = names.make(kind, inCluster);
+    ${statements.join("\n    ")}
     return { id, type: ${JSON.stringify(type.name)}, name, fields: { ${values.join(", ")} }, links: NO_LINKS };
   };`;
-  const parameters = ["drawId", "drawCode", "idHeads", "kind", "NO_LINKS", ...constants.map((_, index) => `C${index}`)];
+  const parameters = ["drawId", "drawCode", "draws", "U", "idHeads", "kind", "NO_LINKS", ...constants.map((_, index) => `C${index}`)];
   const build = new Function(...parameters, source) as (...values: unknown[]) => RecordMaker;
-  return build(drawId, drawCode, heads(`${type.prefix}-`), kind, NO_LINKS, ...constants);
+  return build(drawId, drawCode, draws, new Float64Array(scratch), heads(`${type.prefix}-`), kind, NO_LINKS, ...constants);
 }
 
 /** The links maker of a type whose functional relations, in theme order, are `relations`. */
