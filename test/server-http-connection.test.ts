@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { connect, type Socket } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
 import { discardLimitBytes } from "../src/server/app.ts";
+import { adopt } from "../src/server/http-connection.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "../src/server/http-head.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 
@@ -214,152 +215,227 @@ function post(path: string, body: string, extra = ""): string {
   return `POST ${path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
 }
 
-describe("toolgym serve reading HTTP off the socket", () => {
-  let server: RunningServer;
-  const open = (): Promise<Socket> =>
-    new Promise((resolve, reject) => {
-      const socket = connect(server.port, "127.0.0.1", () => resolve(socket));
-      socket.once("error", reject);
+for (const sharedReadBuffer of [true, false])
+  describe(`toolgym serve reading HTTP off the socket (${sharedReadBuffer ? "one shared read buffer" : "streams"})`, () => {
+    let server: RunningServer;
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(server.port, "127.0.0.1", () => resolve(socket));
+        socket.once("error", reject);
+      });
+    const task = mockEnvironment.generate({ split: "train", seed: 2, index: 4, config: { keys: 5 } });
+    const createBody = JSON.stringify({ env: "mock", split: "train", seed: 2, index: 4 });
+    const lookup = JSON.stringify({ name: "lookup", arguments: { key: task.key } });
+    const looked = JSON.stringify({ key: task.key, value: task.answer });
+
+    before(async () => {
+      server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxBodyBytes: 4096, sharedReadBuffer });
     });
-  const task = mockEnvironment.generate({ split: "train", seed: 2, index: 4, config: { keys: 5 } });
-  const createBody = JSON.stringify({ env: "mock", split: "train", seed: 2, index: 4 });
-  const lookup = JSON.stringify({ name: "lookup", arguments: { key: task.key } });
-  const looked = JSON.stringify({ key: task.key, value: task.answer });
+    after(async () => {
+      await server.close();
+    });
 
-  before(async () => {
-    server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxBodyBytes: 4096 });
-  });
-  after(async () => {
-    await server.close();
-  });
-
-  it("answers pipelined requests in order: a relayed create, then tool calls on the new session", async () => {
-    const socket = await open();
-    const reader = responses(socket);
-    socket.write(post("/sessions", createBody));
-    const created = await reader.next();
-    assert.equal(created.status, 201);
-    const id = (JSON.parse(created.body) as { session_id: string }).session_id;
-    // One write: a call, a relayed request (GET, answered by Hono), and two more calls.
-    socket.write(post(`/sessions/${id}/call`, lookup) + `GET /sessions/${id} HTTP/1.1\r\nHost: test\r\n\r\n` + post(`/sessions/${id}/call`, lookup).repeat(2));
-    const first = await reader.next();
-    assert.equal(first.status, 200);
-    assert.deepEqual(JSON.parse(first.body), { content: looked, is_error: false, done: false, calls: 1 });
-    assert.equal(first.headers["content-type"], "application/json");
-    assert.equal(first.headers.connection, "keep-alive");
-    const described = await reader.next();
-    assert.equal(described.status, 200);
-    assert.equal((JSON.parse(described.body) as { calls: number }).calls, 1, "the relayed request saw only the call before it");
-    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
-    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 3);
-    socket.destroy();
-  });
-
-  it("answers calls to different sessions on one connection, each from its own session", async () => {
-    const socket = await open();
-    const reader = responses(socket);
-    const ids: string[] = [];
-    for (let index = 0; index < 2; index++) {
+    it("answers pipelined requests in order: a relayed create, then tool calls on the new session", async () => {
+      const socket = await open();
+      const reader = responses(socket);
       socket.write(post("/sessions", createBody));
-      ids.push((JSON.parse((await reader.next()).body) as { session_id: string }).session_id);
-    }
-    const [first, second] = ids as [string, string];
-    assert.equal(first.length, second.length, "targets of the same length, told apart by their bytes");
-    // The connection remembers its last call target; every change of target must be noticed.
-    const order = [first, first, second, first, second, second, "0".repeat(first.length), first];
-    const expected = [1, 2, 1, 3, 2, 3, 404, 4];
-    socket.write(order.map((id) => post(`/sessions/${id}/call`, lookup)).join(""));
-    for (const [index, calls] of expected.entries()) {
+      const created = await reader.next();
+      assert.equal(created.status, 201);
+      const id = (JSON.parse(created.body) as { session_id: string }).session_id;
+      // One write: a call, a relayed request (GET, answered by Hono), and two more calls.
+      socket.write(
+        post(`/sessions/${id}/call`, lookup) + `GET /sessions/${id} HTTP/1.1\r\nHost: test\r\n\r\n` + post(`/sessions/${id}/call`, lookup).repeat(2),
+      );
+      const first = await reader.next();
+      assert.equal(first.status, 200);
+      assert.deepEqual(JSON.parse(first.body), { content: looked, is_error: false, done: false, calls: 1 });
+      assert.equal(first.headers["content-type"], "application/json");
+      assert.equal(first.headers.connection, "keep-alive");
+      const described = await reader.next();
+      assert.equal(described.status, 200);
+      assert.equal((JSON.parse(described.body) as { calls: number }).calls, 1, "the relayed request saw only the call before it");
+      assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
+      assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 3);
+      socket.destroy();
+    });
+
+    it("answers calls to different sessions on one connection, each from its own session", async () => {
+      const socket = await open();
+      const reader = responses(socket);
+      const ids: string[] = [];
+      for (let index = 0; index < 2; index++) {
+        socket.write(post("/sessions", createBody));
+        ids.push((JSON.parse((await reader.next()).body) as { session_id: string }).session_id);
+      }
+      const [first, second] = ids as [string, string];
+      assert.equal(first.length, second.length, "targets of the same length, told apart by their bytes");
+      // The connection remembers its last call target; every change of target must be noticed.
+      const order = [first, first, second, first, second, second, "0".repeat(first.length), first];
+      const expected = [1, 2, 1, 3, 2, 3, 404, 4];
+      socket.write(order.map((id) => post(`/sessions/${id}/call`, lookup)).join(""));
+      for (const [index, calls] of expected.entries()) {
+        const reply = await reader.next();
+        if (calls === 404) assert.equal(reply.status, 404, `call ${index}: ${reply.body}`);
+        else assert.equal((JSON.parse(reply.body) as { calls: number }).calls, calls, `call ${index}`);
+      }
+      socket.destroy();
+    });
+
+    it("answers a call sent a few bytes at a time, and one whose sender half-closes after it", async () => {
+      const socket = await open();
+      const reader = responses(socket);
+      socket.write(post("/sessions", createBody));
+      const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
+      const bytes = Buffer.from(post(`/sessions/${id}/call`, lookup));
+      for (let offset = 0; offset < bytes.length; offset += 7) {
+        socket.write(bytes.subarray(offset, offset + 7));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.equal((await reader.next()).status, 200);
+      socket.end(post(`/sessions/${id}/call`, lookup));
+      const last = await reader.next();
+      assert.equal((JSON.parse(last.body) as { calls: number }).calls, 2);
+      await reader.closed;
+    });
+
+    it("answers every pipelined request when the client half-closes right after sending them", async () => {
+      const socket = await open();
+      const reader = responses(socket);
+      socket.write(post("/sessions", createBody));
+      const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
+      socket.end(`GET /sessions/${id} HTTP/1.1\r\nHost: test\r\n\r\n` + post(`/sessions/${id}/call`, lookup));
+      assert.equal((await reader.next()).status, 200);
+      assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 1);
+      await reader.closed;
+    });
+
+    it("closes after answering a call sent with Connection: close", async () => {
+      const socket = await open();
+      const reader = responses(socket);
+      socket.write(post("/sessions/nope/call", lookup, "Connection: close\r\n"));
       const reply = await reader.next();
-      if (calls === 404) assert.equal(reply.status, 404, `call ${index}: ${reply.body}`);
-      else assert.equal((JSON.parse(reply.body) as { calls: number }).calls, calls, `call ${index}`);
-    }
-    socket.destroy();
+      assert.equal(reply.status, 404);
+      assert.equal(reply.headers.connection, "close");
+      await reader.closed;
+    });
+
+    it("hands the connection to node:http for what it does not frame, which keeps answering on it", async () => {
+      const socket = await open();
+      const reader = responses(socket);
+      socket.write(post("/sessions", createBody));
+      const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
+      const chunked = `POST /sessions/${id}/call HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n${lookup.length.toString(16)}\r\n${lookup}\r\n0\r\n\r\n`;
+      socket.write(chunked + post(`/sessions/${id}/call`, lookup));
+      assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 1);
+      assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
+      socket.destroy();
+    });
+
+    it("leaves malformed requests and oversized bodies to node:http's own answers, draining bodies it refuses", async () => {
+      const garbage = await open();
+      const garbageReader = responses(garbage);
+      garbage.write("BREW /pot HTTP/1.1\r\nHost: test\r\n\r\n");
+      assert.equal((await garbageReader.next()).status, 400);
+      await garbageReader.closed;
+
+      // A client still sending an oversized body gets its 413, and the connection serves the next request.
+      for (const path of ["/sessions/x/call", "/sessions"]) {
+        const large = await open();
+        const largeReader = responses(large);
+        large.write(`POST ${path} HTTP/1.1\r\nHost: test\r\nContent-Length: 3000000\r\n\r\n`);
+        const refused = await largeReader.next();
+        assert.equal(refused.status, 413, path);
+        assert.equal(refused.headers.connection, "keep-alive", path);
+        assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
+        for (let sent = 0; sent < 3_000_000; sent += 100_000) large.write("y".repeat(100_000));
+        large.write(post("/sessions", createBody));
+        assert.equal((await largeReader.next()).status, 201, `${path}: the request after the drained body`);
+        large.destroy();
+      }
+      const endless = await open();
+      const endlessReader = responses(endless);
+      endless.write(`POST /sessions HTTP/1.1\r\nHost: test\r\nContent-Length: ${discardLimitBytes + 1}\r\n\r\n`);
+      const closing = await endlessReader.next();
+      assert.equal(closing.status, 413);
+      assert.equal(closing.headers.connection, "close", "a body too long to drain closes the connection");
+      await endlessReader.closed;
+
+      const noHost = await open();
+      const noHostReader = responses(noHost);
+      noHost.write("POST /sessions/x/call HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}");
+      assert.equal((await noHostReader.next()).status, 400, "node:http requires Host on HTTP/1.1");
+      noHost.destroy();
+    });
   });
 
-  it("answers a call sent a few bytes at a time, and one whose sender half-closes after it", async () => {
-    const socket = await open();
-    const reader = responses(socket);
-    socket.write(post("/sessions", createBody));
-    const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
-    const bytes = Buffer.from(post(`/sessions/${id}/call`, lookup));
-    for (let offset = 0; offset < bytes.length; offset += 7) {
-      socket.write(bytes.subarray(offset, offset + 7));
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    assert.equal((await reader.next()).status, 200);
-    socket.end(post(`/sessions/${id}/call`, lookup));
-    const last = await reader.next();
-    assert.equal((JSON.parse(last.body) as { calls: number }).calls, 2);
-    await reader.closed;
+describe("connections read into one shared buffer (adopt)", () => {
+  it("reads every connection into the same buffer, writes, half-closes and closes as a socket does", async () => {
+    const reads: { connection: number; text: string; buffer: Buffer }[] = [];
+    const sockets: Socket[] = [];
+    const ended: number[] = [];
+    const server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (accepted) => {
+      const connection = sockets.length;
+      const socket = adopt(accepted, (length, buffer) => {
+        reads.push({ connection, text: buffer.toString("latin1", 0, length), buffer });
+        socket?.write(`echo ${connection}: ${buffer.toString("latin1", 0, length)}\n`);
+        return true;
+      });
+      assert.ok(socket, "the accepted socket was paused and gave up its handle");
+      sockets.push(socket);
+      socket.on("end", () => {
+        ended.push(connection);
+        socket.end("bye\n");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const talk = async (words: string[]): Promise<string> => {
+      const client = connect(port, "127.0.0.1");
+      let received = "";
+      client.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      for (const word of words) {
+        client.write(word);
+        // Each word its own read: wait for its echo before the next.
+        while (!received.endsWith(`${word}\n`)) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      client.end();
+      await new Promise((resolve) => client.on("close", resolve));
+      return received;
+    };
+    assert.equal(await talk(["alpha", "beta"]), "echo 0: alpha\necho 0: beta\nbye\n");
+    assert.equal(await talk(["gamma"]), "echo 1: gamma\nbye\n");
+    assert.deepEqual(
+      reads.map(({ connection, text }) => [connection, text]),
+      [
+        [0, "alpha"],
+        [0, "beta"],
+        [1, "gamma"],
+      ],
+    );
+    assert.ok(
+      reads.every((read) => read.buffer === reads[0]?.buffer),
+      "one buffer for every read of every connection",
+    );
+    assert.deepEqual(ended, [0, 1], "a client's half-close still arrives as 'end'");
+    for (const socket of sockets) socket.destroy();
+    // The discarded accepted sockets no longer count as open: closing the server completes.
+    await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   });
 
-  it("answers every pipelined request when the client half-closes right after sending them", async () => {
-    const socket = await open();
-    const reader = responses(socket);
-    socket.write(post("/sessions", createBody));
-    const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
-    socket.end(`GET /sessions/${id} HTTP/1.1\r\nHost: test\r\n\r\n` + post(`/sessions/${id}/call`, lookup));
-    assert.equal((await reader.next()).status, 200);
-    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 1);
-    await reader.closed;
-  });
-
-  it("closes after answering a call sent with Connection: close", async () => {
-    const socket = await open();
-    const reader = responses(socket);
-    socket.write(post("/sessions/nope/call", lookup, "Connection: close\r\n"));
-    const reply = await reader.next();
-    assert.equal(reply.status, 404);
-    assert.equal(reply.headers.connection, "close");
-    await reader.closed;
-  });
-
-  it("hands the connection to node:http for what it does not frame, which keeps answering on it", async () => {
-    const socket = await open();
-    const reader = responses(socket);
-    socket.write(post("/sessions", createBody));
-    const id = (JSON.parse((await reader.next()).body) as { session_id: string }).session_id;
-    const chunked = `POST /sessions/${id}/call HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n${lookup.length.toString(16)}\r\n${lookup}\r\n0\r\n\r\n`;
-    socket.write(chunked + post(`/sessions/${id}/call`, lookup));
-    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 1);
-    assert.equal((JSON.parse((await reader.next()).body) as { calls: number }).calls, 2);
-    socket.destroy();
-  });
-
-  it("leaves malformed requests and oversized bodies to node:http's own answers, draining bodies it refuses", async () => {
-    const garbage = await open();
-    const garbageReader = responses(garbage);
-    garbage.write("BREW /pot HTTP/1.1\r\nHost: test\r\n\r\n");
-    assert.equal((await garbageReader.next()).status, 400);
-    await garbageReader.closed;
-
-    // A client still sending an oversized body gets its 413, and the connection serves the next request.
-    for (const path of ["/sessions/x/call", "/sessions"]) {
-      const large = await open();
-      const largeReader = responses(large);
-      large.write(`POST ${path} HTTP/1.1\r\nHost: test\r\nContent-Length: 3000000\r\n\r\n`);
-      const refused = await largeReader.next();
-      assert.equal(refused.status, 413, path);
-      assert.equal(refused.headers.connection, "keep-alive", path);
-      assert.equal((JSON.parse(refused.body) as { error: { code: string } }).error.code, "BODY_TOO_LARGE");
-      for (let sent = 0; sent < 3_000_000; sent += 100_000) large.write("y".repeat(100_000));
-      large.write(post("/sessions", createBody));
-      assert.equal((await largeReader.next()).status, 201, `${path}: the request after the drained body`);
-      large.destroy();
-    }
-    const endless = await open();
-    const endlessReader = responses(endless);
-    endless.write(`POST /sessions HTTP/1.1\r\nHost: test\r\nContent-Length: ${discardLimitBytes + 1}\r\n\r\n`);
-    const closing = await endlessReader.next();
-    assert.equal(closing.status, 413);
-    assert.equal(closing.headers.connection, "close", "a body too long to drain closes the connection");
-    await endlessReader.closed;
-
-    const noHost = await open();
-    const noHostReader = responses(noHost);
-    noHost.write("POST /sessions/x/call HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}");
-    assert.equal((await noHostReader.next()).status, 400, "node:http requires Host on HTTP/1.1");
-    noHost.destroy();
+  it("leaves a socket that is already reading as it is", async () => {
+    const server = createServer((accepted) => {
+      assert.equal(
+        adopt(accepted, () => true),
+        undefined,
+      );
+      accepted.end("streamed\n");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = connect((server.address() as { port: number }).port, "127.0.0.1");
+    let received = "";
+    client.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    await new Promise((resolve) => client.on("close", resolve));
+    assert.equal(received, "streamed\n");
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });

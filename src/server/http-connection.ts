@@ -1,5 +1,5 @@
 import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import { Socket, type SocketConstructorOpts } from "node:net";
 import { Duplex } from "node:stream";
 import type { CallAnswer } from "./fast-call.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
@@ -18,6 +18,8 @@ import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
  *   upgrades, `Expect`, HTTP/1.0, an odd character in the head) hands the socket itself to node:http for
  *   the rest of the connection.
  * Responses go out in request order: while a relayed request is in flight, later ones wait.
+ *
+ * Each connection reads into one buffer shared by all (`adopt`) rather than through a readable stream.
  */
 export interface ConnectionHandlerOptions {
   /** Takes what this reader passes on; its `request` listener is the app's. */
@@ -31,6 +33,11 @@ export interface ConnectionHandlerOptions {
    */
   callTarget(target: string): string | undefined;
   answerCall(id: string, authorization: string | undefined, body: string): CallAnswer;
+  /**
+   * Read connections into one shared buffer (`adopt`; the listening server must accept with
+   * `pauseOnConnect`). Default true; false reads each connection as a stream.
+   */
+  sharedReadBuffer?: boolean;
 }
 
 export interface ConnectionHandler {
@@ -43,6 +50,30 @@ export interface ConnectionHandler {
 const HEAD_LIMIT = 16 * 1024;
 
 const NOTHING: Buffer = Buffer.alloc(0);
+
+/** What every adopted connection reads into; a connection copies out what it keeps past a read. */
+const readBuffer = Buffer.alloc(64 * 1024);
+
+/**
+ * A socket over the accepted one's connection that reads into `readBuffer` and hands each read to
+ * `onRead` (net.Socket's documented `onread` option). Why: a socket read as a stream allocates a buffer
+ * per read and passes it through the stream machinery (two deferred callbacks per read); for tool calls of
+ * a few hundred bytes that was about a sixth of the server's CPU per call. net.Server offers no such
+ * sockets, so the accepted socket, paused since it was accepted (`pauseOnConnect`), gives its handle to a
+ * new one and is discarded. Undefined when that is not possible here (not paused, or a Node whose sockets
+ * do not carry a TCP handle); the caller then reads the accepted socket as a stream.
+ */
+export function adopt(accepted: Socket, onRead: (length: number, buffer: Buffer) => boolean): Socket | undefined {
+  const internals = accepted as unknown as { _handle?: { readStart?: unknown; useUserBuffer?: unknown } | null };
+  const handle = internals._handle;
+  if (!accepted.isPaused() || typeof handle?.readStart !== "function" || typeof handle.useUserBuffer !== "function") return undefined;
+  const options = { handle, allowHalfOpen: accepted.allowHalfOpen, onread: { buffer: readBuffer, callback: onRead } };
+  const socket = new Socket(options as SocketConstructorOpts);
+  // Discarded without closing the connection it no longer holds (and uncounted by its server).
+  internals._handle = null;
+  accepted.destroy();
+  return socket;
+}
 
 /** Whether `bytes[start, end)` equals `expected`. */
 function holdsBytes(bytes: Buffer, start: number, end: number, expected: Buffer): boolean {
@@ -131,7 +162,9 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     response.once("close", done);
   });
 
-  const handle = (socket: Socket): void => {
+  const handle = (accepted: Socket): void => {
+    const adopted = options.sharedReadBuffer === false ? undefined : adopt(accepted, (length, buffer) => onRead(length, buffer));
+    const socket = adopted ?? accepted;
     socket.setNoDelay(true);
     const state = { socket, idleSince: Date.now(), busy: false, own: true };
     open.add(state);
@@ -153,7 +186,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         relay.destroy();
       }
       socket.pause();
-      if (size > 0) socket.unshift(buffered);
+      if (size > 0) socket.unshift(Buffer.from(buffered)); // a copy: it may lie in the shared read buffer
       buffered = NOTHING;
       size = 0;
       http.emit("connection", socket);
@@ -182,7 +215,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         // Later requests that arrived meanwhile; on a later tick, after node:http's own bookkeeping.
         if (size > 0 || clientEnded) setImmediate(drain);
       };
-      relay.push(request);
+      relay.push(Buffer.from(request)); // a copy: it may lie in the shared read buffer
     };
 
     /** Answers or passes on the complete requests buffered, in order, until one is in flight. */
@@ -237,12 +270,25 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       drain();
     };
 
+    /** A read into the shared buffer (adopted sockets). */
+    const onRead = (length: number, buffer: Buffer): boolean => {
+      // Handed to node:http, which reads the connection itself until it gives it up (an upgrade): a stream again.
+      if (!state.own) return socket.push(Buffer.from(buffer.subarray(0, length)));
+      onData(buffer.subarray(0, length));
+      // What is kept for later (a request not complete yet) is copied out: the next read reuses the buffer.
+      if (size > 0 && buffered.buffer === buffer.buffer) buffered = Buffer.from(buffered);
+      return true;
+    };
+
     const onEnd = (): void => {
       clientEnded = true;
       drain();
     };
 
-    socket.on("data", onData);
+    if (!adopted) {
+      socket.on("data", onData);
+      socket.resume(); // accepted paused (pauseOnConnect), which a 'data' listener alone does not undo
+    }
     socket.on("end", onEnd);
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {

@@ -16,6 +16,8 @@ export interface StartServerOptions extends ServerAppOptions {
   port?: number;
   /** Set in the workers of `toolgym serve --workers N` (cluster.ts): sessions are routed between workers. */
   worker?: WorkerPlace;
+  /** Connections read into one shared buffer (default true; tests also run the stream reading it falls back to). */
+  sharedReadBuffer?: boolean;
 }
 
 export interface RunningServer extends ServerApp {
@@ -127,9 +129,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       return serverApp.store.ownId(match[1] as string);
     },
     answerCall: createCallAnswerer(serverApp),
+    sharedReadBuffer: options.sharedReadBuffer,
   });
-  // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does).
-  const server = createTcpServer({ allowHalfOpen: true }, connections);
+  // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does);
+  // pauseOnConnect: the reader takes each connection over before anything is read (http-connection.ts, adopt).
+  const server = createTcpServer({ allowHalfOpen: true, pauseOnConnect: true }, connections);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ host, port: options.port ?? 8765 }, () => resolve());
