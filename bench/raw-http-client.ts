@@ -4,11 +4,17 @@ import { connect, type Socket } from "node:net";
  * One keep-alive HTTP/1.1 connection driven straight on the socket, one request in flight, for load
  * generation. Why: node:http's client (an Agent, a ClientRequest and an IncomingMessage per call) costs the
  * generator more CPU per call than `toolgym serve` spends answering it, so with node:http on the other core
- * the generator, not the server, set the calls/s and the latency the server bench reported. Responses must
- * carry Content-Length (every `toolgym serve` and uvicorn answer here does); anything else is an error.
+ * the generator, not the server, set the calls/s and the latency the server bench reported. For the same
+ * reason each connection reads into one buffer shared by all (net.connect's `onread`) instead of through a
+ * readable stream. Responses must carry Content-Length (every `toolgym serve` and uvicorn answer here
+ * does); anything else is an error.
  */
+const readBuffer = Buffer.alloc(64 * 1024);
+const HEAD_END = Buffer.from("\r\n\r\n");
+
 export class RawHttpConnection {
-  private buffered: Buffer = Buffer.alloc(0);
+  /** Bytes of a response not complete yet (copied out of the shared read buffer). */
+  private pending: Buffer | undefined;
   private waiting: { done: (reply: { status: number; text: string }) => void; fail: (error: Error) => void } | undefined;
 
   private constructor(
@@ -16,10 +22,6 @@ export class RawHttpConnection {
     private readonly host: string,
   ) {
     socket.setNoDelay(true);
-    socket.on("data", (chunk: Buffer) => {
-      this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
-      this.deliver();
-    });
     const closed = (error?: Error) => {
       const waiting = this.waiting;
       this.waiting = undefined;
@@ -31,7 +33,20 @@ export class RawHttpConnection {
 
   static open(port: number, host = "127.0.0.1"): Promise<RawHttpConnection> {
     return new Promise((resolve, reject) => {
-      const socket = connect(port, host, () => resolve(new RawHttpConnection(socket, `${host}:${port}`)));
+      const socket = connect({
+        port,
+        host,
+        onread: {
+          buffer: readBuffer,
+          callback: (length, buffer) => {
+            // Reads start after this function returns, so `connection` is set by then.
+            connection.receive(Buffer.from(buffer.buffer, buffer.byteOffset, length));
+            return true;
+          },
+        },
+      });
+      const connection = new RawHttpConnection(socket, `${host}:${port}`);
+      socket.once("connect", () => resolve(connection));
       socket.once("error", reject);
     });
   }
@@ -55,22 +70,26 @@ export class RawHttpConnection {
     this.socket.destroy();
   }
 
-  private deliver(): void {
+  private receive(bytes: Buffer): void {
+    const data = this.pending ? Buffer.concat([this.pending, bytes]) : bytes;
+    this.pending = undefined;
     const waiting = this.waiting;
-    if (!waiting) return;
-    const end = this.buffered.indexOf("\r\n\r\n");
-    if (end < 0) return;
-    const head = this.buffered.toString("latin1", 0, end);
+    const end = data.indexOf(HEAD_END);
+    const head = end < 0 ? "" : data.toString("latin1", 0, end);
     const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-    if (!length) {
+    if (waiting && end >= 0 && !length) {
       this.waiting = undefined;
       waiting.fail(new Error(`response without Content-Length: ${head.slice(0, 120)}`));
       return;
     }
-    const total = end + 4 + Number(length[1]);
-    if (this.buffered.length < total) return;
-    const text = this.buffered.toString("utf8", end + 4, total);
-    this.buffered = this.buffered.subarray(total);
+    const total = end + 4 + Number(length?.[1]);
+    if (!waiting || end < 0 || data.length < total) {
+      // Kept for the next read, which reuses the shared buffer: a copy.
+      this.pending = Buffer.from(data);
+      return;
+    }
+    const text = data.toString("utf8", end + 4, total);
+    if (data.length > total) this.pending = Buffer.from(data.subarray(total));
     this.waiting = undefined;
     waiting.done({ status: Number(head.slice(9, 12)), text });
   }
