@@ -3,7 +3,7 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ServerError, ToolgymError, type AnyEnvironment } from "../core/index.ts";
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
-import { SessionStore, describeSession, type SessionAddress } from "./session-store.ts";
+import { SessionStore, describeSession, type Session, type SessionAddress } from "./session-store.ts";
 
 const sessionFields = new Set(["env", "split", "seed", "index", "config"]);
 
@@ -58,6 +58,29 @@ export function parseObject(text: string): Record<string, unknown> {
 /** Reads a JSON object body (see `parseObject`). */
 async function readObject(c: Context): Promise<Record<string, unknown>> {
   return parseObject(await c.req.text());
+}
+
+/**
+ * `POST /sessions` from its parsed body: refuses fields it does not know, then opens the session. Shared by
+ * the Hono route and the fast path (fast-session.ts), so both validate alike.
+ */
+export function createSession(store: SessionStore, body: Record<string, unknown>): Session {
+  const unknown = Object.keys(body).filter((key) => !sessionFields.has(key));
+  if (unknown.length > 0)
+    throw new ServerError({
+      code: "UNKNOWN_FIELD",
+      status: 400,
+      message: `unknown field(s) ${unknown
+        .slice(0, 5)
+        .map((key) => `'${key.slice(0, 40)}'`)
+        .join(", ")}; a session is created from env, split, seed, index, config`,
+    });
+  return store.create(body as unknown as SessionAddress);
+}
+
+/** `DELETE /sessions/:id`: closes the session, or throws SESSION_UNKNOWN (404) when there is none. */
+export function closeSession(store: SessionStore, id: string): void {
+  if (!store.close(id)) store.get(id);
 }
 
 /** The status and JSON error body for anything a route throws: 4xx for `ToolgymError`s, 500 only for real bugs. */
@@ -150,21 +173,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
   app.get("/stats", (c) => c.json({ open_sessions: store.size, max_sessions: store.maxSessions, ...store.counters }));
 
-  app.post("/sessions", async (c) => {
-    const body = await readObject(c);
-    const unknown = Object.keys(body).filter((key) => !sessionFields.has(key));
-    if (unknown.length > 0)
-      throw new ServerError({
-        code: "UNKNOWN_FIELD",
-        status: 400,
-        message: `unknown field(s) ${unknown
-          .slice(0, 5)
-          .map((key) => `'${key.slice(0, 40)}'`)
-          .join(", ")}; a session is created from env, split, seed, index, config`,
-      });
-    const session = store.create(body as unknown as SessionAddress);
-    return c.json(describeSession(session), 201);
-  });
+  app.post("/sessions", async (c) => c.json(describeSession(createSession(store, await readObject(c))), 201));
   app.get("/sessions/:id", (c) => {
     const session = store.get(c.req.param("id"));
     return c.json({ ...describeSession(session), done: session.driver.episode.done, calls: session.calls });
@@ -179,8 +188,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     return c.json(await store.reward(c.req.param("id"), body.ended_by));
   });
   app.delete("/sessions/:id", (c) => {
-    const id = c.req.param("id");
-    if (!store.close(id)) store.get(id);
+    closeSession(store, c.req.param("id"));
     return c.json({ closed: true });
   });
 

@@ -5,15 +5,16 @@ import type { CallAnswer } from "./fast-call.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
 
 /**
- * Reads HTTP/1.1 straight off each TCP connection and answers tool calls itself. Why: for a tool call of a
- * few hundred bytes, node:http's per-request objects (an IncomingMessage stream, a ServerResponse stream,
- * header objects, timers) cost more server CPU than the rest of the call; under the bench load a trivial
- * node:http handler alone takes about twice the CPU per request of a reader on the raw socket.
+ * Reads HTTP/1.1 straight off each TCP connection and answers tool calls (and session create and close,
+ * fast-session.ts) itself. Why: for a tool call of a few hundred bytes, node:http's per-request objects (an
+ * IncomingMessage stream, a ServerResponse stream, header objects, timers) cost more server CPU than the
+ * rest of the call; under the bench load a trivial node:http handler alone takes about twice the CPU per
+ * request of a reader on the raw socket.
  *
- * Everything but a well-formed tool call keeps node:http's behaviour, byte for byte:
+ * Everything but a well-formed tool call, create or close keeps node:http's behaviour, byte for byte:
  * - a request this reader can frame (a `Content-Length` body within the limit) that it does not answer is
  *   passed, as received, to the node:http server through a per-connection in-memory stream (`Relay`), and
- *   the response bytes come back to the socket (session creation, rewards, routing between workers, ...);
+ *   the response bytes come back to the socket (rewards, session reads, routing between workers, ...);
  * - a request it cannot frame or would judge differently from node:http (chunked or oversized bodies,
  *   upgrades, `Expect`, HTTP/1.0, an odd character in the head) hands the socket itself to node:http for
  *   the rest of the connection.
@@ -33,6 +34,11 @@ export interface ConnectionHandlerOptions {
    */
   callTarget(target: string): string | undefined;
   answerCall(id: string, authorization: string | undefined, body: string): CallAnswer;
+  /**
+   * For a request that is not a tool call: its answerer when this process answers it itself (session create
+   * and close, fast-session.ts), else undefined to pass it on.
+   */
+  otherRoute?(method: string, target: string): ((authorization: string | undefined, body: string) => CallAnswer) | undefined;
   /**
    * Read connections into one shared buffer (`adopt`; the listening server must accept with
    * `pauseOnConnect`). Default true; false reads each connection as a stream.
@@ -193,8 +199,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       socket.resume();
     };
 
-    const answer = (id: string, body: string, authorization: string | undefined, close: boolean): void => {
-      const reply = answerCall(id, authorization, body);
+    const answer = (reply: CallAnswer, close: boolean): void => {
       // One string, so one write and one send: the head and body never leave in separate packets.
       socket.write(statusPrefix(reply.status) + reply.bytes + (close ? closing() : keepingAlive()) + reply.text);
       if (close) socket.end();
@@ -251,7 +256,13 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           }
           callId = lastCallId;
         }
-        if (callId !== undefined) answer(callId, data.toString("utf8", bodyStart, total), taken.authorization, taken.close);
+        if (callId !== undefined) {
+          answer(answerCall(callId, taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
+          continue;
+        }
+        const other =
+          taken.plain && options.otherRoute ? options.otherRoute(taken.method, data.toString("latin1", taken.targetStart, taken.targetEnd)) : undefined;
+        if (other) answer(other(taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
         else relayRequest(size === 0 ? data : data.subarray(0, total));
       }
     };

@@ -6,6 +6,7 @@ import { WebSocketServer } from "ws";
 import type { AnyEnvironment } from "../core/index.ts";
 import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
 import { callRoute, createCallAnswerer, createFastCallHandler } from "./fast-call.ts";
+import { createSessionRoutes } from "./fast-session.ts";
 import { createConnectionHandler } from "./http-connection.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
 import { createWorkerRouter, ownerOf, workerIdPrefix, workerSocketPath, type WorkerPlace, type WorkerRouter } from "./worker-routing.ts";
@@ -118,17 +119,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   http.keepAliveTimeout = KEEP_ALIVE_MILLISECONDS;
   // node:http starts its header and request timeout checks when it listens; it never does here.
   http.emit("listening");
+  // A request naming another worker's session is routed by the node:http side (worker-routing.ts).
+  const owns = (target: string): boolean => !place || (ownerOf(target, place.count) ?? place.index) === place.index;
   const connections = createConnectionHandler({
     http,
     maxBodyBytes: serverApp.options.maxBodyBytes,
     keepAliveMilliseconds: KEEP_ALIVE_MILLISECONDS,
-    // A call for another worker's session is routed by the node:http side (worker-routing.ts).
     callTarget: (target) => {
       const match = callRoute.exec(target);
-      if (!match || (place && (ownerOf(target, place.count) ?? place.index) !== place.index)) return undefined;
-      return serverApp.store.ownId(match[1] as string);
+      return match && owns(target) ? serverApp.store.ownId(match[1] as string) : undefined;
     },
     answerCall: createCallAnswerer(serverApp),
+    otherRoute: createSessionRoutes(serverApp, owns),
     sharedReadBuffer: options.sharedReadBuffer,
   });
   // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does);
