@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
 import { request } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { serve, type ServerType } from "@hono/node-server";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { createServerApp, type ServerAppOptions } from "../src/server/app.ts";
-import { startServer, type RunningServer } from "../src/server/start-server.ts";
+import type { ServerAppOptions } from "../src/server/app.ts";
+import { startServerPair, type ServerPair } from "./support/server-pair.ts";
 
 /**
  * The hand-written tool-call path (src/server/fast-call.ts, kept because bench/server-call-path.ts shows it
@@ -110,21 +108,11 @@ const STEPS: Step[] = [
 
 describe("tool calls: the fast path answers exactly as the Hono path", () => {
   const options: ServerAppOptions = { environments: { mock: mockEnvironment }, token: TOKEN, maxBodyBytes: LIMIT };
-  let fast: RunningServer;
-  let simple: ServerType;
-  let simplePort: number;
+  let pair: ServerPair;
   before(async () => {
-    fast = await startServer({ ...options, port: 0 });
-    const app = createServerApp(options);
-    simple = await new Promise<ServerType>((resolve) => {
-      const server = serve({ fetch: app.app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(server));
-    });
-    simplePort = (simple.address() as AddressInfo).port;
+    pair = await startServerPair(options);
   });
-  after(async () => {
-    await fast.close();
-    await new Promise((resolve) => simple.close(resolve));
-  });
+  after(() => pair.close());
 
   async function createSession(port: number): Promise<string> {
     const created = await send(
@@ -137,11 +125,11 @@ describe("tool calls: the fast path answers exactly as the Hono path", () => {
   }
 
   it("gives the same status, content type, connection header and body for every request in the sequence", async () => {
-    const fastSession = await createSession(fast.port);
-    const simpleSession = await createSession(simplePort);
+    const fastSession = await createSession(pair.fastPort);
+    const simpleSession = await createSession(pair.simplePort);
     for (const step of STEPS) {
-      const viaFast = await send(fast.port, step, fastSession);
-      const viaSimple = await send(simplePort, step, simpleSession);
+      const viaFast = await send(pair.fastPort, step, fastSession);
+      const viaSimple = await send(pair.simplePort, step, simpleSession);
       assert.equal(viaFast.status, step.status, `${step.what}: ${viaFast.text}`);
       assert.deepEqual(viaFast, viaSimple, step.what);
       assert.match(viaFast.contentType ?? "", /^application\/json/, step.what);
@@ -150,8 +138,8 @@ describe("tool calls: the fast path answers exactly as the Hono path", () => {
     }
     const stats = async (port: number) =>
       JSON.parse((await send(port, { what: "stats", path: "/stats", method: "GET", status: 200 }, "")).text) as Record<string, unknown>;
-    const fastStats = await stats(fast.port);
-    assert.deepEqual(fastStats, await stats(simplePort), "the same calls counted, tool errors and retries included");
+    const fastStats = await stats(pair.fastPort);
+    assert.deepEqual(fastStats, await stats(pair.simplePort), "the same calls counted, tool errors and retries included");
     // 12 requests reached a tool (counted by hand from STEPS); the retry is answered from the stored reply.
     assert.equal(fastStats.toolCalls, 12);
     assert.equal(fastStats.repeatedCalls, 1);

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import type { AddressInfo } from "node:net";
 import { Agent, request } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { serve, type ServerType } from "@hono/node-server";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { createServerApp, type ServerAppOptions } from "../src/server/app.ts";
-import { startServer, type RunningServer } from "../src/server/start-server.ts";
+import type { ServerAppOptions } from "../src/server/app.ts";
+import { startServerPair, type ServerPair } from "./support/server-pair.ts";
 
 /**
  * Session create (`POST /sessions`) and close (`DELETE /sessions/:id`) on the socket reader's own path
@@ -147,21 +145,11 @@ const STEPS: Step[] = [
 
 describe("session create and close: the socket reader answers exactly as the Hono path", () => {
   const options: ServerAppOptions = { environments: { mock: mockEnvironment }, token: TOKEN, maxBodyBytes: LIMIT, maxSessions: MAX_SESSIONS };
-  let fast: RunningServer;
-  let simple: ServerType;
-  let simplePort: number;
+  let pair: ServerPair;
   before(async () => {
-    fast = await startServer({ ...options, port: 0 });
-    const app = createServerApp(options);
-    simple = await new Promise<ServerType>((resolve) => {
-      const server = serve({ fetch: app.app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(server));
-    });
-    simplePort = (simple.address() as AddressInfo).port;
+    pair = await startServerPair(options);
   });
-  after(async () => {
-    await fast.close();
-    await new Promise((resolve) => simple.close(resolve));
-  });
+  after(() => pair.close());
 
   const stats = async (port: number) => {
     const reply = await new Promise<string>((done, fail) => {
@@ -184,8 +172,8 @@ describe("session create and close: the socket reader answers exactly as the Hon
       const simpleMade: Made = [];
       try {
         for (const step of STEPS) {
-          const viaFast = await send(fast.port, step, fastMade, fastAgent);
-          const viaSimple = await send(simplePort, step, simpleMade, simpleAgent);
+          const viaFast = await send(pair.fastPort, step, fastMade, fastAgent);
+          const viaSimple = await send(pair.simplePort, step, simpleMade, simpleAgent);
           assert.equal(viaFast.reply.status, step.status, `${step.what}: ${viaFast.reply.text}`);
           assert.deepEqual(viaFast.reply, viaSimple.reply, step.what);
           assert.equal(viaFast.hono, step.hono, `${step.what}: answered by ${step.hono ? "Hono" : "a hand-written path"}`);
@@ -195,10 +183,10 @@ describe("session create and close: the socket reader answers exactly as the Hon
         }
         assert.equal(fastMade.length, 6, "six sessions were created on each server");
         // Every session the steps left open is closed, so the second run starts from an empty server.
-        for (const id of fastMade.slice(3, 5)) await send(fast.port, remove("cleanup", `/sessions/${id}`, 200), [], fastAgent);
-        for (const id of simpleMade.slice(3, 5)) await send(simplePort, remove("cleanup", `/sessions/${id}`, 200), [], simpleAgent);
-        const fastStats = await stats(fast.port);
-        assert.deepEqual(fastStats, await stats(simplePort), "the same sessions counted as created and closed");
+        for (const id of fastMade.slice(3, 5)) await send(pair.fastPort, remove("cleanup", `/sessions/${id}`, 200), [], fastAgent);
+        for (const id of simpleMade.slice(3, 5)) await send(pair.simplePort, remove("cleanup", `/sessions/${id}`, 200), [], simpleAgent);
+        const fastStats = await stats(pair.fastPort);
+        assert.deepEqual(fastStats, await stats(pair.simplePort), "the same sessions counted as created and closed");
         assert.equal(fastStats.open_sessions, 0);
       } finally {
         if (fastAgent) fastAgent.destroy();
