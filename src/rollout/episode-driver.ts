@@ -27,6 +27,12 @@ export interface EpisodeAddress {
   task?: unknown;
   /** Defaults to the environment's own limit for the task. */
   maxTurns?: number;
+  /**
+   * Keep the message list and step records (default true). The server's sessions turn it off: the trainer
+   * holds the conversation and nothing reads a session's transcript, and keeping every call's records made
+   * them survive each young-generation GC, whose copying was the server's latency tail.
+   */
+  transcript?: boolean;
 }
 
 /** What one executed tool call produced, as the model and the server's clients see it. */
@@ -57,6 +63,7 @@ export class EpisodeDriver {
   readonly errors: ErrorRecord[] = [];
   readonly usage = { promptTokens: 0, completionTokens: 0 };
   turns = 0;
+  private readonly transcript: boolean;
   private ended: TerminationReason | undefined;
   private readonly toolNames: Set<string>;
 
@@ -68,6 +75,7 @@ export class EpisodeDriver {
     this.episode = env.start(task);
     this.maxTurns = address.maxTurns ?? env.maxTurns(task);
     this.messages = [...this.episode.messages];
+    this.transcript = address.transcript ?? true;
     this.toolNames = new Set(this.episode.tools.map((tool) => tool.function.name));
   }
 
@@ -129,6 +137,7 @@ export class EpisodeDriver {
       if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
       outcome = { content: result.content, isError: result.isError, ...(result.errorKind ? { errorKind: result.errorKind } : {}), done: this.done };
     }
+    if (!this.transcript) return outcome;
     this.steps.push({
       turn: this.turns,
       name,
@@ -150,6 +159,8 @@ export class EpisodeDriver {
   async reply(text: string): Promise<ToolResult | undefined> {
     if (!this.episode.reply || (this.episode.protocol === "tools" && !this.episode.conversational)) return undefined;
     const result = await this.episode.reply(text);
+    if (result.isError && result.errorKind) this.formatErrors.push({ kind: "invalid_action", message: result.content });
+    if (!this.transcript) return result;
     this.steps.push({
       turn: this.turns,
       name: "reply",
@@ -158,7 +169,6 @@ export class EpisodeDriver {
       isError: result.isError,
       ...(result.errorKind ? { errorKind: result.errorKind } : {}),
     });
-    if (result.isError && result.errorKind) this.formatErrors.push({ kind: "invalid_action", message: result.content });
     if (!result.done || result.content !== "") this.messages.push({ role: "user", content: result.content });
     return result;
   }

@@ -111,6 +111,31 @@ describe("runEpisode", () => {
     assert.deepEqual(trajectory.reward?.components, { outcome: 1, stop: 1 });
   });
 
+  it("a server session keeps no transcript (the trainer holds it), yet counts format errors for the reward", async () => {
+    const store = new SessionStore({ environments: { mock: mockEnvironment }, maxSessions: 4, idleMilliseconds: 60_000 });
+    const session = store.create({ env: "mock", split: "eval", seed: 1, index: 0, config });
+    const promptLength = session.driver.messages.length;
+    for (let call = 0; call < 1_000; call++) store.call(session.id, "lookup", { key: task.key });
+    store.call(session.id, "teleport", {});
+    assert.equal(session.driver.steps.length, 0);
+    assert.equal(session.driver.messages.length, promptLength);
+    assert.deepEqual(
+      session.driver.formatErrors.map((error) => error.kind),
+      ["unknown_tool"],
+    );
+    assert.equal(session.calls, 1_001);
+    // The agent loop's episodes still record every step and tool message.
+    const trajectory = await runEpisode({
+      env: mockEnvironment,
+      split: "eval",
+      seed: 1,
+      index: 0,
+      config,
+      agent: agentFrom([call("lookup", JSON.stringify({ key: task.key })), call("finish", JSON.stringify({ answer: task.answer }))]),
+    });
+    assert.equal(trajectory.steps.length, 2);
+  });
+
   it("routes a conversational environment's text replies to its partner and ends when the partner stops", async () => {
     const chat = defineEnvironment<{ turns: number }, { turns: number }>({
       id: "chat",

@@ -163,7 +163,7 @@ export class SessionStore {
     }
     let driver: EpisodeDriver;
     try {
-      driver = new EpisodeDriver({ env, split, seed, index, config });
+      driver = new EpisodeDriver({ env, split, seed, index, config, transcript: false });
     } catch (error) {
       throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
     }
