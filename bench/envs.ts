@@ -14,13 +14,14 @@
  * share the core); the wall-clock verdict is shown beside it. The benchmark is single-threaded.
  */
 import { loadavg } from "node:os";
-import type { AnyEnvironment } from "../src/core/index.ts";
+import { createRandom, type AnyEnvironment } from "../src/core/index.ts";
 import type { SearchPlanEpisode } from "../src/envs/search_plan_act/episode.ts";
 import { searchPlanActEnvironment } from "../src/envs/search_plan_act/index.ts";
 import type { SearchPlanTask } from "../src/envs/search_plan_act/task.ts";
 import { themeByName } from "../src/envs/search_plan_act/themes.ts";
 import { searchPlanOodEnvironment } from "../src/envs/search_plan_ood/index.ts";
 import { row as comparisonRow, type ComparisonRow } from "./comparison-rows.ts";
+import { floorWorld } from "./world-floor.ts";
 
 const argumentIndex = process.argv.indexOf("--seconds");
 const seconds = argumentIndex > 0 ? Number(process.argv[argumentIndex + 1]) : 0.3;
@@ -63,6 +64,8 @@ function median(body: (iteration: number) => number): Rate {
 
 interface Row {
   env: string;
+  /** Worlds per second of bench/world-floor.ts at this world size: no task can be generated faster. */
+  floor?: Rate;
   worldSize: number;
   metric: string;
   target: number;
@@ -145,7 +148,14 @@ function benchmark(env: AnyEnvironment): Row[] {
     for (let i = 0; i < 8; i++) episode.call("search", { query: list[(iteration + i) % list.length] as string, limit: 5 });
     return 8;
   });
-  return [row("tasks generated", generate), row("read_record", read), row("update_record", update), row("link_records", link), row("search", search)];
+  const floor = median((index) => (floorWorld(createRandom(env.id, "floor", index), worldSize), 1));
+  return [
+    { ...row("tasks generated", generate), floor },
+    row("read_record", read),
+    row("update_record", update),
+    row("link_records", link),
+    row("search", search),
+  ];
 }
 
 const started = performance.now();
@@ -156,7 +166,20 @@ function comparisonRows(measured: Row[]): ComparisonRow[] {
   return measured.flatMap((entry) => {
     const name = `${entry.env} (world ${entry.worldSize}) ${entry.metric}`;
     const unit = entry.metric === "tasks generated" ? "tasks" : entry.metric === "search" ? "searches" : "calls";
+    const floor = entry.floor
+      ? [
+          comparisonRow({
+            name: `${entry.env} (world ${entry.worldSize}) ceiling: worlds/CPU-s of the strings-only floor (bench/world-floor.ts)`,
+            unit: "worlds/CPU-s",
+            toolgym: entry.floor.cpu,
+            reference: entry.target,
+            target: "context: a task cannot be made faster than its world",
+            pass: null,
+          }),
+        ]
+      : [];
     return [
+      ...floor,
       comparisonRow({
         name: `${name} per CPU-second`,
         unit: `${unit}/CPU-s`,
@@ -200,6 +223,13 @@ function printTable(): void {
       `(1-min load average ${load?.toFixed(1)}: a loaded machine lowers the wall-clock rates)\n`,
   );
   process.stdout.write(`${[line(header), line(widths.map((width) => "-".repeat(width))), ...body.map(line)].join("\n")}\n`);
+  for (const entry of rows.filter((candidate) => candidate.floor)) {
+    const floor = entry.floor as Rate;
+    process.stdout.write(
+      `${entry.env}: ceiling ${format(floor.cpu)} worlds/CPU-s (${(1e6 / floor.cpu).toFixed(1)} µs each) for ${entry.worldSize} records' ids, names and draws alone ` +
+        `(bench/world-floor.ts); tasks: ${format(entry.rate.cpu)}/CPU-s = ${((entry.rate.cpu / floor.cpu) * 100).toFixed(0)}% of it\n`,
+    );
+  }
   process.stdout.write(`(${((performance.now() - started) / 1000).toFixed(1)}s)\n`);
 }
 

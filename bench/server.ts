@@ -140,13 +140,22 @@ async function openConnection(port: number): Promise<Connection> {
   return { post: (path, body) => () => post(agent, port, path, body), close: () => agent.destroy() };
 }
 
+/**
+ * The turn limit the bench's sessions are created with: each calls its tool back to back for the whole run
+ * (a server answers calls past an episode's limit without running them; the FastAPI peer has no limit).
+ */
+const SESSION_TURNS = 1_000_000_000;
+
 /** Creates the sessions, then calls them back to back for the warm-up and the measured window. */
 async function load(port: number, pid: number, routed: boolean): Promise<Omit<Measured, "name" | "pinning">> {
   const connections = await Promise.all(Array.from({ length: sessions }, () => openConnection(port)));
   const creator = await openConnection(port);
   const calls: (() => Promise<{ status: number; text: string }>)[] = [];
   for (let index = 0; index < sessions; index++) {
-    const created = await (routed ? creator : connections[index]!).post("/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index }))();
+    const created = await (routed ? creator : connections[index]!).post(
+      "/sessions",
+      JSON.stringify({ env: "mock", split: "train", seed: 0, index, max_turns: SESSION_TURNS }),
+    )();
     const json = JSON.parse(created.text) as { session_id: string; messages: { content: string }[] };
     const key = /key '([^']+)'/.exec(json.messages?.at(-1)?.content ?? "")?.[1];
     if (created.status !== 201 || !key) throw new Error(`could not create session ${index}: ${created.text.slice(0, 200)}`);

@@ -4,6 +4,7 @@ import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
 import { createServerApp } from "../src/server/app.ts";
 import { OpenEnvConnection } from "../src/server/openenv-protocol.ts";
+import { runEpisode } from "../src/rollout/run-episode.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -69,6 +70,56 @@ describe("server app (app.request)", () => {
     assert.equal(store.counters.toolCalls, 3);
     assert.equal(store.counters.rewards, 3);
     assert.equal(store.size, 0);
+  });
+
+  it("ends an episode at its turn limit as evaluation does: a later call is not run and earns nothing", async () => {
+    const { app, store } = createServerApp({ environments: ENVIRONMENTS });
+    const call = request(app);
+    const address = { split: "train", seed: 4, index: 2, config: { keys: 6 } };
+    const task = mockEnvironment.generate(address);
+    const created = await call("POST", "/sessions", { env: "mock", ...address, max_turns: 2 });
+    assert.equal(created.json.max_turns, 2);
+    const id = created.json.session_id as string;
+    for (const key of ["nope", task.key]) assert.equal((await call("POST", `/sessions/${id}/call`, { name: "lookup", arguments: { key } })).json.done, false);
+    // The right answer, one call too late: the agent loop would have stopped before it.
+    const late = await call("POST", `/sessions/${id}/call`, { name: "finish", arguments: { answer: task.answer } });
+    assert.equal(late.status, 200);
+    assert.equal(late.json.is_error, true);
+    assert.equal(late.json.error_kind, "after_turn_limit");
+    assert.equal(late.json.done, true);
+    assert.match(JSON.parse(late.json.content).error, /limit of 2 turns; this call was not executed/);
+    const reward = await call("GET", `/sessions/${id}/reward`);
+    assert.equal(reward.json.ended_by, "max_turns");
+    assert.equal(reward.json.components.outcome, 0);
+    // The same calls in the agent loop, one per turn, under the same limit.
+    const turns = [
+      { name: "lookup", arguments: JSON.stringify({ key: "nope" }) },
+      { name: "lookup", arguments: JSON.stringify({ key: task.key }) },
+      { name: "finish", arguments: JSON.stringify({ answer: task.answer }) },
+    ];
+    let turn = 0;
+    const agent = {
+      id: "calls",
+      act: async () => ({
+        message: { role: "assistant" as const, content: "", tool_calls: [{ id: `c${turn}`, type: "function" as const, function: turns[turn++]! }] },
+      }),
+    };
+    const trajectory = await runEpisode({ env: mockEnvironment, ...address, agent, maxTurns: 2 });
+    assert.equal(trajectory.termination, "max_turns");
+    assert.deepEqual(
+      { total: reward.json.total, components: reward.json.components },
+      { total: trajectory.reward?.total, components: trajectory.reward?.components },
+    );
+    // Without max_turns the session has the environment's own limit.
+    const plain = await call("POST", "/sessions", { env: "mock", ...address });
+    assert.equal(plain.json.max_turns, mockEnvironment.maxTurns(task));
+    for (const bad of [0, -1, 2.5, "3"]) {
+      const refused = await call("POST", "/sessions", { env: "mock", max_turns: bad });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.json.error.code, "INVALID_FIELD");
+      assert.match(refused.json.error.message, /max_turns/);
+    }
+    assert.equal(store.size, 2);
   });
 
   it("answers bad requests with a 4xx JSON error naming the problem", async () => {

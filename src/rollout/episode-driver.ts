@@ -45,6 +45,7 @@ export interface CallOutcome {
 }
 
 const AFTER_FINISH = JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" });
+const afterTurnLimit = (limit: number) => JSON.stringify({ ok: false, error: `the episode reached its limit of ${limit} turns; this call was not executed` });
 
 /**
  * One episode's state and bookkeeping, shared by every way an episode is driven: `runEpisode` (an
@@ -123,7 +124,10 @@ export class EpisodeDriver {
         ? parseToolArguments(call.arguments)
         : { ok: true as const, value: call.arguments as JsonValue };
     if (this.done) {
-      outcome = { content: AFTER_FINISH, isError: true, errorKind: "after_finish", done: true };
+      outcome =
+        this.termination === "max_turns"
+          ? { content: afterTurnLimit(this.maxTurns), isError: true, errorKind: "after_turn_limit", done: true }
+          : { content: AFTER_FINISH, isError: true, errorKind: "after_finish", done: true };
       argumentsValue = parsed.ok ? parsed.value : String(call.arguments ?? "");
     } else if (!parsed.ok) {
       this.formatErrors.push({ kind: "invalid_json_arguments", message: parsed.message });

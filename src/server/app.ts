@@ -5,7 +5,7 @@ import { ServerError, ToolgymError, type AnyEnvironment } from "../core/index.ts
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
 import { SessionStore, describeSession, type Session, type SessionAddress } from "./session-store.ts";
 
-const sessionFields = new Set(["env", "split", "seed", "index", "config"]);
+const sessionFields = new Set(["env", "split", "seed", "index", "config", "max_turns"]);
 
 export interface ServerAppOptions {
   environments: Record<string, AnyEnvironment>;
@@ -73,7 +73,7 @@ export function createSession(store: SessionStore, body: Record<string, unknown>
       message: `unknown field(s) ${unknown
         .slice(0, 5)
         .map((key) => `'${key.slice(0, 40)}'`)
-        .join(", ")}; a session is created from env, split, seed, index, config`,
+        .join(", ")}; a session is created from env, split, seed, index, config, max_turns`,
     });
   return store.create(body as unknown as SessionAddress);
 }

@@ -105,6 +105,7 @@ export class OpenEnvConnection {
       seed: options.seed as number | undefined,
       index: options.index as number | undefined,
       config: options.config,
+      max_turns: options.max_turns as number | undefined,
     });
     const description = describeSession(this.session);
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };

@@ -20,6 +20,8 @@ export interface SessionAddress {
   index?: number;
   /** An object, or JSON text (dataset rows carry the config as a string). */
   config?: unknown;
+  /** The episode's turn limit instead of the environment's own for the task (as `toolgym eval --max-turns`). */
+  max_turns?: number;
 }
 
 export interface Session {
@@ -155,6 +157,8 @@ export class SessionStore {
     }
     const seed = checkInteger("seed", address.seed, 0);
     const index = checkInteger("index", address.index, 0);
+    const maxTurns = address.max_turns === undefined || address.max_turns === null ? undefined : checkInteger("max_turns", address.max_turns, 0);
+    if (maxTurns === 0) throw badRequest("INVALID_FIELD", "'max_turns' must be at least 1 (or left out for the environment's own limit)");
     let config: unknown;
     try {
       config = parseConfig(env.id, env.configSchema, address.config ?? {});
@@ -163,7 +167,7 @@ export class SessionStore {
     }
     let driver: EpisodeDriver;
     try {
-      driver = new EpisodeDriver({ env, split, seed, index, config, transcript: false });
+      driver = new EpisodeDriver({ env, split, seed, index, config, maxTurns, transcript: false });
     } catch (error) {
       throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
     }
@@ -257,8 +261,11 @@ export class SessionStore {
     this.counters.toolCalls++;
     counters.toolCalls++;
     // The trainer's tool loop sends one call at a time and does not say where a model turn ends, so each
-    // call counts as one turn of the episode (the reward's turn inputs are documented this way).
-    session.driver.beginTurn();
+    // call counts as one turn of the episode (the reward's turn inputs are documented this way). A call past
+    // the turn limit ends the episode there, as the agent loop does, and is answered without running: a
+    // trainer that keeps calling (TRL's tool loop has no limit by default) must not earn reward in training
+    // for what an evaluation of the same policy cuts off.
+    if (!session.driver.beginTurn() && !session.driver.done) session.driver.end("max_turns");
     let result;
     try {
       result = session.driver.call({ name, arguments: args ?? {} });
