@@ -53,8 +53,14 @@ export class RawHttpConnection {
 
   /** The bytes of `POST path` with a JSON body, built once and sent as often as wanted. */
   post(path: string, body: string): Buffer {
+    return this.request("POST", path, body);
+  }
+
+  /** The bytes of a request with a JSON body (empty: none), built once and sent as often as wanted. */
+  request(method: string, path: string, body = ""): Buffer {
     const payload = Buffer.from(body, "utf8");
-    const head = `POST ${path} HTTP/1.1\r\nHost: ${this.host}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`;
+    const type = body === "" ? "" : "Content-Type: application/json\r\n";
+    const head = `${method} ${path} HTTP/1.1\r\nHost: ${this.host}\r\n${type}Content-Length: ${payload.length}\r\n\r\n`;
     return Buffer.concat([Buffer.from(head, "latin1"), payload]);
   }
 

@@ -12,7 +12,10 @@
  * `--generator node` uses node:http's client, which is slower than the server it measures); with several workers a connection stays with the worker
  * that accepted it, so the session is used where it lives. A last run creates every session on one
  * connection and calls from the others: about half the calls then go to another worker first (the routing
- * cost of the design). Pinning (taskset): the server gets the first CPUs, the generator the rest; on a
+ * cost of the design). The long-lived sessions are created with a turn limit no run reaches (`max_turns`;
+ * the server does not run calls past an episode's limit). A last pair of runs, 1 worker and the peer, uses
+ * sessions shaped like GRPO episodes instead: each connection creates a session, makes the mock env's 6
+ * calls and closes it, again and again; CPU per call then carries the creates and closes. Pinning (taskset): the server gets the first CPUs, the generator the rest; on a
  * 2-CPU machine the 2-worker server and the generator cannot be apart and the table says so. Server CPU time
  * per call (from /proc, over the server's whole process tree) is the number other load disturbs least.
  */
@@ -61,10 +64,10 @@ function pinSelf(cpuList: string): void {
   if (canPin) spawnSync("taskset", ["-a", "-cp", cpuList, String(process.pid)], { stdio: "ignore" });
 }
 
-function post(agent: Agent, port: number, path: string, body: string): Promise<{ status: number; text: string }> {
+function send(agent: Agent, port: number, method: string, path: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((done, fail) => {
     const outgoing = request(
-      { host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      { host: "127.0.0.1", port, path, method, agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -119,9 +122,10 @@ function getJson(port: number, path: string): Promise<Record<string, number>> {
   });
 }
 
-/** A keep-alive connection sending one POST at a time: node:http's client or the raw socket. */
+/** A keep-alive connection sending one request at a time: node:http's client or the raw socket. */
 interface Connection {
-  post(path: string, body: string): () => Promise<{ status: number; text: string }>;
+  /** A request built once, sent each time the returned function is called. */
+  request(method: string, path: string, body?: string): () => Promise<{ status: number; text: string }>;
   close(): void;
 }
 
@@ -129,15 +133,52 @@ async function openConnection(port: number): Promise<Connection> {
   if (values.generator === "raw") {
     const raw = await RawHttpConnection.open(port);
     return {
-      post(path, body) {
-        const bytes = raw.post(path, body);
+      request(method, path, body) {
+        const bytes = raw.request(method, path, body);
         return () => raw.send(bytes);
       },
       close: () => raw.close(),
     };
   }
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  return { post: (path, body) => () => post(agent, port, path, body), close: () => agent.destroy() };
+  return {
+    request:
+      (method, path, body = "") =>
+      () =>
+        send(agent, port, method, path, body),
+    close: () => agent.destroy(),
+  };
+}
+
+/** The mock env's turn limit: an episode-shaped session makes this many calls before it is closed. */
+const EPISODE_CALLS = 6;
+
+/**
+ * One session after another on `connection`, shaped like a GRPO episode: create, EPISODE_CALLS tool calls,
+ * close. Every request's latency goes to `record`; returns when `stopped()` says so.
+ */
+async function episodes(
+  connection: Connection,
+  first: number,
+  stopped: () => boolean,
+  record: (started: number, ok: boolean, call: boolean) => void,
+): Promise<void> {
+  for (let index = first; !stopped(); index += sessions) {
+    let started = performance.now();
+    const created = await connection.request("POST", "/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index }))();
+    const json = JSON.parse(created.text) as { session_id: string; messages: { content: string }[] };
+    const key = /key '([^']+)'/.exec(json.messages?.at(-1)?.content ?? "")?.[1];
+    record(started, created.status === 201 && key !== undefined, false);
+    const call = connection.request("POST", `/sessions/${json.session_id}/call`, JSON.stringify({ name: "lookup", arguments: { key } }));
+    for (let turn = 0; turn < EPISODE_CALLS; turn++) {
+      started = performance.now();
+      const answer = await call();
+      record(started, answer.status === 200 && answer.text.includes('"is_error":false'), true);
+    }
+    started = performance.now();
+    const closed = await connection.request("DELETE", `/sessions/${json.session_id}`)();
+    record(started, closed.status === 200, false);
+  }
 }
 
 /**
@@ -146,35 +187,48 @@ async function openConnection(port: number): Promise<Connection> {
  */
 const SESSION_TURNS = 1_000_000_000;
 
-/** Creates the sessions, then calls them back to back for the warm-up and the measured window. */
-async function load(port: number, pid: number, routed: boolean): Promise<Omit<Measured, "name" | "pinning">> {
+/** How the load uses sessions: long-lived ones called back to back (created where called, or all on one connection), or episode-shaped ones. */
+type LoadShape = "calls" | "routed" | "episodes";
+
+/**
+ * Opens the connections, then runs `shape`'s load for the warm-up and the measured window. Rates and CPU
+ * are per tool call (with episodes, the creates and closes are CPU the calls carry); p99 is over every request.
+ */
+async function load(port: number, pid: number, shape: LoadShape): Promise<Omit<Measured, "name" | "pinning">> {
   const connections = await Promise.all(Array.from({ length: sessions }, () => openConnection(port)));
-  const creator = await openConnection(port);
-  const calls: (() => Promise<{ status: number; text: string }>)[] = [];
-  for (let index = 0; index < sessions; index++) {
-    const created = await (routed ? creator : connections[index]!).post(
-      "/sessions",
-      JSON.stringify({ env: "mock", split: "train", seed: 0, index, max_turns: SESSION_TURNS }),
-    )();
-    const json = JSON.parse(created.text) as { session_id: string; messages: { content: string }[] };
-    const key = /key '([^']+)'/.exec(json.messages?.at(-1)?.content ?? "")?.[1];
-    if (created.status !== 201 || !key) throw new Error(`could not create session ${index}: ${created.text.slice(0, 200)}`);
-    calls.push(connections[index]!.post(`/sessions/${json.session_id}/call`, JSON.stringify({ name: "lookup", arguments: { key } })));
-  }
-  creator.close();
   const latencies: number[] = [];
+  let toolCalls = 0;
   let errors = 0;
   let measuring = false;
   let stop = false;
-  const workers = calls.map(async (call) => {
-    while (!stop) {
-      const started = performance.now();
-      const response = await call();
-      if (!measuring) continue;
-      if (response.status !== 200 || !response.text.includes('"is_error":false')) errors++;
-      latencies.push(performance.now() - started);
+  const record = (started: number, ok: boolean, call: boolean) => {
+    if (!measuring) return;
+    if (!ok) errors++;
+    if (call) toolCalls++;
+    latencies.push(performance.now() - started);
+  };
+  let workers: Promise<void>[];
+  if (shape === "episodes") workers = connections.map((connection, index) => episodes(connection, index, () => stop, record));
+  else {
+    const creator = await openConnection(port);
+    const calls: (() => Promise<{ status: number; text: string }>)[] = [];
+    for (let index = 0; index < sessions; index++) {
+      const body = JSON.stringify({ env: "mock", split: "train", seed: 0, index, max_turns: SESSION_TURNS });
+      const created = await (shape === "routed" ? creator : connections[index]!).request("POST", "/sessions", body)();
+      const json = JSON.parse(created.text) as { session_id: string; messages: { content: string }[] };
+      const key = /key '([^']+)'/.exec(json.messages?.at(-1)?.content ?? "")?.[1];
+      if (created.status !== 201 || !key) throw new Error(`could not create session ${index}: ${created.text.slice(0, 200)}`);
+      calls.push(connections[index]!.request("POST", `/sessions/${json.session_id}/call`, JSON.stringify({ name: "lookup", arguments: { key } })));
     }
-  });
+    creator.close();
+    workers = calls.map(async (call) => {
+      while (!stop) {
+        const started = performance.now();
+        const response = await call();
+        record(started, response.status === 200 && response.text.includes('"is_error":false'), true);
+      }
+    });
+  }
   await new Promise((done) => setTimeout(done, warmupSeconds * 1000));
   measuring = true;
   const windowStart = performance.now();
@@ -188,7 +242,7 @@ async function load(port: number, pid: number, routed: boolean): Promise<Omit<Me
   for (const connection of connections) connection.close();
   latencies.sort((a, b) => a - b);
   const p99 = latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? NaN;
-  return { perSecond: latencies.length / windowSeconds, p99, errors, cpuPerCall: (cpuUsed / latencies.length) * 1e6 };
+  return { perSecond: toolCalls / windowSeconds, p99, errors, cpuPerCall: (cpuUsed / toolCalls) * 1e6 };
 }
 
 async function waitForServer(port: number, child: ChildProcess): Promise<void> {
@@ -205,7 +259,7 @@ async function waitForServer(port: number, child: ChildProcess): Promise<void> {
   throw new Error(`no server on port ${port} after 120 s`);
 }
 
-async function measure(name: string, command: string[], port: number, processes: number, routed = false): Promise<Measured> {
+async function measure(name: string, command: string[], port: number, processes: number, shape: LoadShape = "calls"): Promise<Measured> {
   const place = placement(processes);
   const argv = canPin ? ["taskset", "-c", place.server, ...command] : command;
   const child = spawn(argv[0]!, argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
@@ -213,7 +267,7 @@ async function measure(name: string, command: string[], port: number, processes:
   try {
     pinSelf(place.generator);
     await waitForServer(port, child);
-    const measured = await load(port, child.pid as number, routed);
+    const measured = await load(port, child.pid as number, shape);
     const stats = processes > 1 ? await getJson(port, "/stats") : undefined;
     const routedShare = stats ? (stats.routed_requests ?? NaN) / (stats.toolCalls ?? NaN) : undefined;
     const pinning = canPin ? `server CPU ${place.server}, generator CPU ${place.generator}${place.apart ? "" : " (shared: too few CPUs)"}` : "none";
@@ -225,22 +279,28 @@ async function measure(name: string, command: string[], port: number, processes:
 }
 
 let nextPort = 20_000 + Math.floor(Math.random() * 20_000);
-function toolgym(name: string, workers: number, routed = false): Promise<Measured> {
+function toolgym(name: string, workers: number, shape: LoadShape = "calls"): Promise<Measured> {
   const port = ++nextPort;
   const command = [process.execPath, resolve(root, "bin/toolgym.js"), "serve", "--port", String(port), "--max-sessions", "4096", "--workers", String(workers)];
-  return measure(name, command, port, workers, routed);
+  return measure(name, command, port, workers, shape);
 }
 const loadBefore = loadavg()[0] as number;
 const one = await toolgym("toolgym, 1 worker", 1);
 const two = await toolgym("toolgym, 2 workers", 2);
-const routed = await toolgym("toolgym, 2 workers, half the calls routed", 2, true);
+const routed = await toolgym("toolgym, 2 workers, half the calls routed", 2, "routed");
+const episodic = await toolgym(`toolgym, 1 worker, episodes (create, ${EPISODE_CALLS} calls, close)`, 1, "episodes");
 let peer: Measured | undefined;
+let peerEpisodic: Measured | undefined;
 if (existsSync(values.python as string)) {
-  const port = ++nextPort;
-  peer = await measure("FastAPI + uvicorn", [values.python as string, resolve(root, "python/bench/fastapi_server.py"), String(port)], port, 1);
+  const peerCommand = (port: number) => [values.python as string, resolve(root, "python/bench/fastapi_server.py"), String(port)];
+  let port = ++nextPort;
+  peer = await measure("FastAPI + uvicorn", peerCommand(port), port, 1);
+  port = ++nextPort;
+  peerEpisodic = await measure(`FastAPI + uvicorn, episodes (create, ${EPISODE_CALLS} calls, close)`, peerCommand(port), port, 1, "episodes");
   const implementation =
     spawnSync(values.python as string, ["-c", "import uvloop, httptools"], { stdio: "ignore" }).status === 0 ? "uvloop + httptools" : "asyncio + h11";
   peer.name += ` (${implementation})`;
+  peerEpisodic.name += ` (${implementation})`;
   if (implementation === "asyncio + h11")
     notes.push("uvicorn ran on asyncio + h11 (uvloop/httptools are not installed in this Python); `pip install uvicorn[standard]` gives the faster baseline");
 } else notes.push(`FastAPI peer skipped: no Python at ${values.python} (run scripts/setup-python.sh)`);
@@ -292,12 +352,28 @@ const rows: ComparisonRow[] = [
     pass: null,
   }),
   row({
-    name: "failed calls (all runs)",
-    unit: "calls",
-    toolgym: one.errors + two.errors + routed.errors,
+    name: `calls per server CPU-second, 1 worker, episodes (create + close included)`,
+    unit: "calls/CPU-s",
+    toolgym: perCpuSecond(episodic),
+    reference: peerEpisodic ? perCpuSecond(peerEpisodic) : null,
+    target: "context: GRPO-shaped sessions (vs FastAPI)",
+    pass: null,
+  }),
+  row({
+    name: `p99 per request at ${sessions} sessions, 1 worker, episodes`,
+    unit: "ms",
+    toolgym: episodic.p99,
+    reference: peerEpisodic?.p99 ?? null,
+    target: "context",
+    pass: null,
+  }),
+  row({
+    name: "failed requests (all runs)",
+    unit: "requests",
+    toolgym: one.errors + two.errors + routed.errors + episodic.errors,
     reference: null,
     target: "0",
-    pass: one.errors + two.errors + routed.errors === 0,
+    pass: one.errors + two.errors + routed.errors + episodic.errors === 0,
   }),
 ];
 if (Math.max(loadBefore, loadAfter) > cpus + 0.5)
@@ -306,7 +382,7 @@ if (Math.max(loadBefore, loadAfter) > cpus + 0.5)
   );
 printRows(rows, [
   `${sessions} sessions, one keep-alive connection each (${values.generator === "raw" ? "raw-socket" : "node:http"} generator), ${seconds} s window after ${warmupSeconds} s warm-up; step: mock 'lookup'; ${cpus} CPUs`,
-  ...[one, two, routed, ...(peer ? [peer] : [])].map(
+  ...[one, two, routed, episodic, ...(peer ? [peer] : []), ...(peerEpisodic ? [peerEpisodic] : [])].map(
     (measured) =>
       `  ${measured.name}: ${measured.perSecond.toFixed(0)} calls/s, p99 ${measured.p99.toFixed(2)} ms, ${measured.cpuPerCall.toFixed(0)} µs server CPU/call${measured.routedShare === undefined ? "" : `, ${(measured.routedShare * 100).toFixed(0)}% of calls routed`}; pinning: ${measured.pinning}`,
   ),
