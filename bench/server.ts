@@ -245,9 +245,18 @@ async function load(port: number, pid: number, shape: LoadShape): Promise<Omit<M
   return { perSecond: toolCalls / windowSeconds, p99, errors, cpuPerCall: (cpuUsed / toolCalls) * 1e6 };
 }
 
-async function waitForServer(port: number, child: ChildProcess): Promise<void> {
+/**
+ * Waits until the server answers and `started()` says it has started: `toolgym serve --workers N` prints
+ * that it listens once every worker does, while the first worker answers before the others are up (and
+ * would then take every connection of the run).
+ */
+async function waitForServer(port: number, child: ChildProcess, started: () => boolean): Promise<void> {
   for (let attempt = 0; attempt < 1200; attempt++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (!started()) {
+      await new Promise((done) => setTimeout(done, 100));
+      continue;
+    }
     const ready = await new Promise<boolean>((done) => {
       const probe = request({ host: "127.0.0.1", port, path: "/health" }, (response) => done(response.resume() !== undefined));
       probe.on("error", () => done(false));
@@ -263,10 +272,12 @@ async function measure(name: string, command: string[], port: number, processes:
   const place = placement(processes);
   const argv = canPin ? ["taskset", "-c", place.server, ...command] : command;
   const child = spawn(argv[0]!, argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
-  child.stdout!.resume();
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  const isToolgym = command.includes("serve");
   try {
     pinSelf(place.generator);
-    await waitForServer(port, child);
+    await waitForServer(port, child, () => !isToolgym || output.includes("listening on"));
     const measured = await load(port, child.pid as number, shape);
     const stats = processes > 1 ? await getJson(port, "/stats") : undefined;
     const routedShare = stats ? (stats.routed_requests ?? NaN) / (stats.toolCalls ?? NaN) : undefined;
