@@ -1,7 +1,18 @@
 import { z } from "zod";
 import { standardAcceptance } from "../_kit/acceptance.ts";
 import { mockPolicies } from "./policies.ts";
-import { createRandom, defineEnvironment, scoreComponents, toolError, toolResult, type Episode } from "../../core/index.ts";
+import {
+  createRandom,
+  defineEnvironment,
+  scoreComponents,
+  toolError,
+  toolResult,
+  type Episode,
+  type Message,
+  type RewardBreakdown,
+  type TerminationReason,
+  type ToolResult,
+} from "../../core/index.ts";
 import { createToolbox, defineTool } from "../_kit/toolbox.ts";
 
 /**
@@ -53,6 +64,46 @@ const toolbox = createToolbox<MockState>([
   }),
 ]);
 
+/**
+ * One episode. A class rather than an object literal with a `done` getter: a literal with an accessor gets
+ * its own hidden class per episode, which made young-generation GC pauses several times longer in a
+ * server that starts thousands of episodes a second.
+ */
+class MockEpisode implements Episode {
+  readonly protocol = "tools";
+  readonly messages: Message[];
+  readonly tools = toolbox.specs;
+  private readonly state: MockState;
+
+  constructor(task: MockTask) {
+    this.state = { task, seen: new Set(), answer: null, done: false };
+    this.messages = [
+      { role: "system", content: "You answer questions by calling tools. Call finish with the answer." },
+      { role: "user", content: `What is the value of key '${task.key}'?` },
+    ];
+  }
+
+  get done(): boolean {
+    return this.state.done;
+  }
+
+  call(name: string, args: unknown): ToolResult {
+    return this.state.done ? toolError("after_finish", "the episode has already finished") : toolbox.call(this.state, name, args);
+  }
+
+  reward({ endedBy }: { endedBy: TerminationReason }): RewardBreakdown {
+    const state = this.state;
+    const { values, errors } = scoreComponents({
+      outcome: () => (state.answer === state.task.answer && state.seen.has(state.answer) ? 1 : 0),
+      stop: () => (endedBy === "finished" ? 1 : 0),
+    });
+    const outcome = values.outcome ?? 0;
+    const stop = values.stop ?? 0;
+    const total = values.outcome === null || values.stop === null ? null : 0.8 * outcome + 0.2 * stop;
+    return { total, components: values, formula: "0.8·outcome + 0.2·stop", errors, diagnostics: {} };
+  }
+}
+
 export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
   id: "mock",
   version: "1",
@@ -71,7 +122,10 @@ export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
   maxTurns: () => 6,
   generate({ split, seed, index, config }) {
     const random = createRandom("mock", split, seed, index);
-    const table: Record<string, string> = {};
+    // A dictionary without a prototype: a key like "constructor" is not found on it, and keys drawn at random
+    // do not each make V8 a new hidden class (a server making thousands of tasks a second promoted those
+    // classes' transition trees at every young-generation GC, whose pauses then set its latency tail).
+    const table: Record<string, string> = Object.create(null) as Record<string, string>;
     while (Object.keys(table).length < config.keys) {
       const key = random.pick(syllables) + random.pick(syllables);
       table[key] = String(random.integer(100, 999));
@@ -83,29 +137,5 @@ export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
   solution: (task) => ({ key: task.key, answer: task.answer }),
   // the key is in the question by design; the value is what the agent must look up
   secrets: (task) => [task.answer],
-  start(task): Episode {
-    const state: MockState = { task, seen: new Set(), answer: null, done: false };
-    return {
-      protocol: "tools",
-      messages: [
-        { role: "system", content: "You answer questions by calling tools. Call finish with the answer." },
-        { role: "user", content: `What is the value of key '${task.key}'?` },
-      ],
-      tools: toolbox.specs,
-      get done() {
-        return state.done;
-      },
-      call: (name, args) => (state.done ? toolError("after_finish", "the episode has already finished") : toolbox.call(state, name, args)),
-      reward({ endedBy }) {
-        const { values, errors } = scoreComponents({
-          outcome: () => (state.answer === task.answer && state.seen.has(state.answer) ? 1 : 0),
-          stop: () => (endedBy === "finished" ? 1 : 0),
-        });
-        const outcome = values.outcome ?? 0;
-        const stop = values.stop ?? 0;
-        const total = values.outcome === null || values.stop === null ? null : 0.8 * outcome + 0.2 * stop;
-        return { total, components: values, formula: "0.8·outcome + 0.2·stop", errors, diagnostics: {} };
-      },
-    };
-  },
+  start: (task) => new MockEpisode(task),
 });
