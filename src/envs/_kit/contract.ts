@@ -121,6 +121,16 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
       assert.equal(episode.done, false, "a new episode is not done");
     });
 
+    it("starts episodes without accessors of their own (getters on a prototype: see _kit/episode-parts.ts)", () => {
+      for (const index of [0, 1]) {
+        const episode = env.start(task(1, index));
+        for (const name of ["done", "truncated"]) {
+          const own = Object.getOwnPropertyDescriptor(episode, name);
+          assert.ok(!own || !("get" in own), `episode.${name} is an own getter: each episode then gets its own hidden class`);
+        }
+      }
+    });
+
     it("answers nonsense with error results, never a throw, and its done flag matches the episode's", async () => {
       const episode = env.start(task(1, 0));
       if (episode.protocol === "tools") {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { episodeFromParts } from "../_kit/episode-parts.ts";
 import { toolError, type Episode, type JsonValue, type Message, type ToolResult } from "../../core/index.ts";
 import { createToolbox, defineTool, type RejectedCall } from "../_kit/toolbox.ts";
 import { balrogPrompt, instructionPrompt, invalidActionNotice, parseReply, DEFAULT_ACTION, type BalrogAgent } from "./balrog.ts";
@@ -81,17 +82,13 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
     return valid ? { content: text, isError: false, done } : { content: text, isError: true, errorKind, done };
   };
 
-  return {
+  return episodeFromParts({
     protocol: options.protocol,
     messages,
     tools: options.protocol === "tools" ? actToolbox.specs : [],
-    get done() {
-      return done;
-    },
+    isDone: () => done,
     // BALROG ends an episode at max_steps with truncated set; that is not a finish.
-    get truncated() {
-      return done && level.truncated && !level.terminated;
-    },
+    isTruncated: () => done && level.truncated && !level.terminated,
     reply(text: string): ToolResult {
       const parsed = parseReply(text, options.balrogAgent);
       return act(parsed.action, parsed.actionName, parsed.candidate, parsed.valid, "invalid_action");
@@ -134,5 +131,5 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
         failed_candidates: failedCandidates,
       };
     },
-  };
+  });
 }

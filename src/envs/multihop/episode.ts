@@ -1,4 +1,5 @@
 import { scoreComponents, toolError, type Episode, type Message } from "../../core/index.ts";
+import { episodeFromParts } from "../_kit/episode-parts.ts";
 import { wikiAnswerScores } from "./2wiki-metric.ts";
 import { extractTextAnswer } from "./answer-text.ts";
 import { getDataset, type DataSource, type MultihopDatasetId } from "./dataset.ts";
@@ -100,13 +101,11 @@ export function startEpisode(task: MultihopTask): Episode {
   /** The example's paragraph idx the agent has read (its predicted support). */
   const readIdxs = () => task.example.paragraphs.filter((paragraph) => readKeys.has(documentKey(paragraph))).map((paragraph) => paragraph.idx);
 
-  return {
+  return episodeFromParts({
     protocol: isTools ? "tools" : "text",
     messages: promptMessages(task),
     tools: isTools ? toolbox.specs : [],
-    get done() {
-      return state.done;
-    },
+    isDone: () => state.done,
     call(name, args) {
       if (!isTools) return toolError("unknown_tool", "this mode takes a plain-text reply ending with 'Answer: ...', not tool calls");
       if (state.done) return toolError("after_finish", "the episode has finished");
@@ -158,5 +157,5 @@ export function startEpisode(task: MultihopTask): Episode {
         supporting_total: supportingKeys.size,
       };
     },
-  };
+  });
 }
