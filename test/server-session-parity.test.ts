@@ -104,7 +104,7 @@ const remove = (what: string, path: string, status: number, extra: Partial<Step>
 
 const STEPS: Step[] = [
   post("a valid create", create({ env: "mock" }), 201),
-  post("a create with every field", create({ env: "mock", split: "train", seed: 3, index: 1, config: { keys: 5 } }), 201),
+  post("a create with every field", create({ env: "mock", split: "train", seed: 3, index: 1, config: { keys: 5 }, max_turns: 3 }), 201),
   post("a config as JSON text", create({ env: "mock", split: "train", seed: 4, config: '{"keys": 3}' }), 201),
   post("broken JSON", "{", 400),
   post("broken JSON, other text", '{"env": "mock",}', 400),
@@ -118,6 +118,8 @@ const STEPS: Step[] = [
   post("an unknown field", create({ env: "mock", temperature: 1, tools: [] }), 400),
   post("an unknown split", create({ env: "mock", split: "dev" }), 400),
   post("a negative seed", create({ env: "mock", seed: -1 }), 400),
+  post("a zero turn limit", create({ env: "mock", max_turns: 0 }), 400),
+  post("a turn limit as text", create({ env: "mock", max_turns: "3" }), 400),
   post("a fractional index", create({ env: "mock", index: 1.5 }), 400),
   post("a config that breaks the schema", create({ env: "mock", config: { keys: "many" } }), 400),
   post("a config that is broken JSON text", create({ env: "mock", config: "{" }), 400),
