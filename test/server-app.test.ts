@@ -213,6 +213,14 @@ describe("OpenEnv protocol frames", () => {
     assert.equal((await first("{bad")).data.code, "INVALID_JSON");
     assert.equal((await first({ type: "dance" })).data.code, "UNKNOWN_TYPE");
     assert.equal((await first({ type: "mcp", data: { jsonrpc: "2.0", id: 3, method: "nope" } })).data.error.code, -32601);
+    // A reset with a turn limit of 1: the right answer on the second call comes too late and earns nothing.
+    const limited = await first({ type: "reset", data: { split: "train", seed: 3, index: 1, max_turns: 1 } });
+    assert.equal(limited.data.observation.max_turns, 1);
+    await first({ type: "step", data: { type: "call_tool", tool_name: "lookup", arguments: { key: task.key } } });
+    const late = await first({ type: "step", data: { type: "call_tool", tool_name: "finish", arguments: { answer: task.answer } } });
+    assert.equal(late.data.done, true);
+    assert.equal(late.data.reward, 0);
+    assert.match(JSON.stringify(late.data.observation), /limit of 1 turns; this call was not executed/);
     assert.equal(store.size, 1);
     assert.equal((await connection.handle(JSON.stringify({ type: "close" }))).close, true);
     assert.equal(store.size, 0);
