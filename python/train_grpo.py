@@ -34,6 +34,12 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--dataset", required=True, help="prompt dataset from `toolgym dataset` (.jsonl or .parquet)")
     parser.add_argument("--env", default=None, help="environment id (default: the dataset's env column)")
     parser.add_argument(
+        "--max-turns",
+        type=int,
+        default=None,
+        help="episode turn limit, each tool call a turn (default: the environment's own, as in `toolgym eval`); calls past it are not run",
+    )
+    parser.add_argument(
         "--server-url", default=None, help="running `toolgym serve` URL(s), comma-separated (sessions spread over them); default: start one"
     )
     parser.add_argument("--server-token", default=os.environ.get("TOOLGYM_SERVER_TOKEN"))
@@ -125,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     dataset = load_prompts(args.dataset)
     env_id = args.env or dataset[0]["env"]
     url = args.server_url or start_server(args.toolgym_command, args.server_token)
-    Environment = environment_factory(url, env=env_id, token=args.server_token)
+    Environment = environment_factory(url, env=env_id, token=args.server_token, max_turns=args.max_turns)
     cuda = torch.cuda.is_available() and not args.use_cpu
     bf16 = cuda if args.bf16 is None else args.bf16
     checkpointing = cuda if args.gradient_checkpointing is None else args.gradient_checkpointing

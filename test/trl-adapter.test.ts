@@ -123,4 +123,12 @@ describe("toolgym_trl adapter against toolgym serve", () => {
     assert.equal(episode.errors.bad_split, "SPLIT_UNKNOWN");
     assert.ok(server.store.counters.byEnv.mock!.toolCalls >= 2);
   });
+
+  it("passes the factory's max_turns: a call past it is not run and the episode scores as max_turns", () => {
+    const { turn_limit: limited } = report.episode;
+    assert.match(limited.late.error, /reached its limit of 1 turns; this call was not executed/);
+    assert.equal(limited.done, true);
+    assert.equal(limited.reward, 0);
+    assert.equal(limited.ended_by, "max_turns");
+  });
 });

@@ -90,7 +90,15 @@ def main() -> None:
         env.reset(env="mock", split="nope")
     except toolgym_trl.ToolgymServerError as error:
         errors["bad_split"] = error.code
+    # A turn limit from the factory: the right answer on the second call comes too late and earns nothing.
+    Limited = toolgym_trl.environment_factory(base_url, env="mock", token=token, max_turns=1)
+    limited = Limited()
+    limited.reset(**task)
+    limited.lookup(key=key)
+    late = json.loads(limited.finish(answer=looked["value"]))
+    turn_limit = {"late": late, "done": limited.done, "reward": limited.get_reward(), "ended_by": limited.reward_breakdown["ended_by"]}
     report["episode"] = {
+        "turn_limit": turn_limit,
         "observation": observation,
         "without_prompt": without_prompt,
         "resets": resets,

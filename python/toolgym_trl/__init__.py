@@ -56,7 +56,11 @@ def list_environments(base_url: str = "http://127.0.0.1:8765", token: str | None
 
 
 def environment_factory(
-    base_url: str | list[str] = "http://127.0.0.1:8765", env: str | None = None, token: str | None = None, timeout: float = 60.0
+    base_url: str | list[str] = "http://127.0.0.1:8765",
+    env: str | None = None,
+    token: str | None = None,
+    timeout: float = 60.0,
+    max_turns: int | None = None,
 ) -> type:
     """The class TRL instantiates with no arguments, one instance per concurrent rollout.
 
@@ -67,6 +71,9 @@ def environment_factory(
         env: Environment id; may be omitted when the servers serve exactly one environment.
         token: Bearer token, when the servers were started with `--token`.
         timeout: Seconds to wait for one server response.
+        max_turns: The episodes' turn limit (each tool call is a turn) when a row gives none; None keeps each
+            environment's own. A call past the limit is not run: the server answers that the episode reached its
+            limit and scores it as `max_turns`, as `toolgym eval --max-turns` would.
     """
     urls = split_urls(base_url)
     catalogs: dict[str, list[dict]] = {}
@@ -97,4 +104,4 @@ def environment_factory(
                 f"{env}: the server at {first_url} runs version {entry.get('version')} but the one at {url} {found}; "
                 "run the same toolgym on every node"
             )
-    return build_environment_class(entry, urls, token, timeout)
+    return build_environment_class(entry, urls, token, timeout, max_turns)

@@ -165,6 +165,7 @@ class ToolgymEnvironmentBase:
     _env_id: str = ""
     _env_version: str = ""
     _timeout: float = 60.0
+    _max_turns: int | None = None
 
     def __init__(self):
         self._clients: dict[str, ServerClient] = {}
@@ -179,7 +180,8 @@ class ToolgymEnvironmentBase:
         self.calls = 0
 
     def reset(self, **row) -> str | None:
-        """Starts a new episode from a dataset row (`env`, `split`, `seed`, `index`, `config`).
+        """Starts a new episode from a dataset row (`env`, `split`, `seed`, `index`, `config`, and optionally
+        `max_turns`, else the factory's `max_turns`, else the environment's own limit).
 
         TRL passes the row's `prompt` here and appends what this returns to the prompt's last message. So:
         the task text when the row has no prompt or an empty one (every content blank); None when the row's
@@ -191,9 +193,11 @@ class ToolgymEnvironmentBase:
         if env != self._env_id:
             raise ValueError(f"this environment class serves {self._env_id!r} but the row asks for {env!r}; build one factory per environment")
         body = {"env": self._env_id}
-        for key in ("split", "seed", "index", "config"):
+        for key in ("split", "seed", "index", "config", "max_turns"):
             if row.get(key) is not None:
                 body[key] = row[key]
+        if "max_turns" not in body and self._max_turns is not None:
+            body["max_turns"] = self._max_turns
         self._check_version(row)
         created = self._create(body)
         self._session_id = created["session_id"]
@@ -322,7 +326,9 @@ class ToolgymEnvironmentBase:
             pass
 
 
-def build_environment_class(entry: dict, base_url: str | list[str], token: str | None = None, timeout: float = 60.0) -> type:
+def build_environment_class(
+    entry: dict, base_url: str | list[str], token: str | None = None, timeout: float = 60.0, max_turns: int | None = None
+) -> type:
     """The class for one environment entry of `GET /envs`; its instances share the servers in `base_url`."""
     pool = ServerPool(base_url)
     cls = type(
@@ -335,6 +341,7 @@ def build_environment_class(entry: dict, base_url: str | list[str], token: str |
             "_env_id": entry["id"],
             "_env_version": entry.get("version", ""),
             "_timeout": timeout,
+            "_max_turns": max_turns,
             "__doc__": entry.get("description"),
         },
     )
