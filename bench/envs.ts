@@ -18,10 +18,13 @@ import { createRandom, type AnyEnvironment } from "../src/core/index.ts";
 import type { SearchPlanEpisode } from "../src/envs/search_plan_act/episode.ts";
 import { searchPlanActEnvironment } from "../src/envs/search_plan_act/index.ts";
 import type { SearchPlanTask } from "../src/envs/search_plan_act/task.ts";
-import { themeByName } from "../src/envs/search_plan_act/themes.ts";
+import { IN_DISTRIBUTION_THEMES, OOD_THEMES, themeByName, type Theme } from "../src/envs/search_plan_act/themes.ts";
+import type { SearchPlanConfig } from "../src/envs/search_plan_act/config.ts";
+import { taskOfWorld } from "../src/envs/search_plan_act/generate.ts";
+import { generateWorld, type World } from "../src/envs/search_plan_act/world.ts";
 import { searchPlanOodEnvironment } from "../src/envs/search_plan_ood/index.ts";
 import { row as comparisonRow, type ComparisonRow } from "./comparison-rows.ts";
-import { floorWorld } from "./world-floor.ts";
+import { floorWorld, objectFloorWorld } from "./world-floor.ts";
 
 const argumentIndex = process.argv.indexOf("--seconds");
 const seconds = argumentIndex > 0 ? Number(process.argv[argumentIndex + 1]) : 0.3;
@@ -66,6 +69,12 @@ interface Row {
   env: string;
   /** Worlds per second of bench/world-floor.ts at this world size: no task can be generated faster. */
   floor?: Rate;
+  /** The same floor with the records as objects (`objectFloorWorld`): no generator returning record objects is faster. */
+  objectFloor?: Rate;
+  /** Worlds per second of the generator's own world step (what a task makes before its goals and text). */
+  world?: Rate;
+  /** Goal steps per second (goals, text and requirements over a built world). */
+  goals?: Rate;
   worldSize: number;
   metric: string;
   target: number;
@@ -149,8 +158,33 @@ function benchmark(env: AnyEnvironment): Row[] {
     return 8;
   });
   const floor = median((index) => (floorWorld(createRandom(env.id, "floor", index), worldSize), 1));
+  const objectFloor = median((index) => (objectFloorWorld(createRandom(env.id, "floor", index), worldSize), 1));
+  // The two steps of `generateTask`, with its draws: the task's stream picks the theme, its "world" fork
+  // builds the world and its "task" fork draws the goals.
+  const themes = env.id === searchPlanOodEnvironment.id ? OOD_THEMES : IN_DISTRIBUTION_THEMES;
+  const stream = (index: number) => {
+    const random = createRandom(env.id, split, 1, index);
+    return { random, theme: themeByName(random.pick(themes)) as Theme };
+  };
+  const world = median((index) => {
+    const { random, theme } = stream(index);
+    generateWorld(theme, config as SearchPlanConfig, random.fork("world"));
+    return 1;
+  });
+  // 64 built worlds, each with its own copy of the link table (the generator shares one across worlds).
+  const built = Array.from({ length: 64 }, (_, index) => {
+    const { random, theme } = stream(index);
+    const made = generateWorld(theme, config as SearchPlanConfig, random.fork("world"));
+    return { theme, world: { ...made, functional: made.functional.slice() } as World };
+  });
+  const goals = median((index) => {
+    const { theme, world: made } = built[index % built.length] as (typeof built)[number];
+    const options = { envId: env.id, split, seed: 1, index, config: config as SearchPlanConfig, allowedThemes: themes };
+    taskOfWorld(options, theme, made, createRandom(env.id, split, 1, index, "task"));
+    return 1;
+  });
   return [
-    { ...row("tasks generated", generate), floor },
+    { ...row("tasks generated", generate), floor, objectFloor, world, goals },
     row("read_record", read),
     row("update_record", update),
     row("link_records", link),
@@ -161,23 +195,45 @@ function benchmark(env: AnyEnvironment): Row[] {
 const started = performance.now();
 const rows = [...benchmark(searchPlanActEnvironment), ...benchmark(searchPlanOodEnvironment)];
 
+/** Microseconds per operation at a per-CPU-second rate. */
+const micros = (rate: Rate) => 1e6 / rate.cpu;
+
+/**
+ * The most tasks per CPU-second a generator returning record objects could make: one object-floor world
+ * plus the measured goal step each.
+ */
+function ceilingOf(entry: Row): number | null {
+  if (!entry.goals || !entry.objectFloor) return null;
+  return 1e6 / (micros(entry.objectFloor) + micros(entry.goals));
+}
+
+/** Context rows for a "tasks generated" measure: the floors, the world step and the ceiling they set. */
+function floorRows(entry: Row): ComparisonRow[] {
+  const prefix = `${entry.env} (world ${entry.worldSize})`;
+  const context = (name: string, unit: string, value: number, target: string) =>
+    comparisonRow({ name: `${prefix} ${name}`, unit, toolgym: value, reference: entry.target, target, pass: null });
+  const rows = [
+    context(
+      "ceiling: worlds/CPU-s of the strings-only floor (bench/world-floor.ts)",
+      "worlds/CPU-s",
+      (entry.floor as Rate).cpu,
+      "context: a task cannot be made faster than its world",
+    ),
+  ];
+  if (entry.objectFloor) rows.push(context("worlds/CPU-s of the record-object floor (bench/world-floor.ts)", "worlds/CPU-s", entry.objectFloor.cpu, "context"));
+  if (entry.world) rows.push(context("worlds/CPU-s of the generator's world step", "worlds/CPU-s", entry.world.cpu, "context"));
+  if (entry.goals) rows.push(context("goal steps/CPU-s (goals, text, requirements over a built world)", "tasks/CPU-s", entry.goals.cpu, "context"));
+  const ceiling = ceilingOf(entry);
+  if (ceiling !== null) rows.push(context("ceiling with record objects: object floor + the goal step", "tasks/CPU-s", ceiling, "context"));
+  return rows;
+}
+
 /** The rows as comparison rows: each measure's per-CPU-second rate judged against its target, the wall-clock rate as context. */
 function comparisonRows(measured: Row[]): ComparisonRow[] {
   return measured.flatMap((entry) => {
     const name = `${entry.env} (world ${entry.worldSize}) ${entry.metric}`;
     const unit = entry.metric === "tasks generated" ? "tasks" : entry.metric === "search" ? "searches" : "calls";
-    const floor = entry.floor
-      ? [
-          comparisonRow({
-            name: `${entry.env} (world ${entry.worldSize}) ceiling: worlds/CPU-s of the strings-only floor (bench/world-floor.ts)`,
-            unit: "worlds/CPU-s",
-            toolgym: entry.floor.cpu,
-            reference: entry.target,
-            target: "context: a task cannot be made faster than its world",
-            pass: null,
-          }),
-        ]
-      : [];
+    const floor = entry.floor ? floorRows(entry) : [];
     return [
       ...floor,
       comparisonRow({
@@ -226,8 +282,15 @@ function printTable(): void {
   for (const entry of rows.filter((candidate) => candidate.floor)) {
     const floor = entry.floor as Rate;
     process.stdout.write(
-      `${entry.env}: ceiling ${format(floor.cpu)} worlds/CPU-s (${(1e6 / floor.cpu).toFixed(1)} µs each) for ${entry.worldSize} records' ids, names and draws alone ` +
+      `${entry.env}: ceiling ${format(floor.cpu)} worlds/CPU-s (${micros(floor).toFixed(1)} µs each) for ${entry.worldSize} records' ids, names and draws alone ` +
         `(bench/world-floor.ts); tasks: ${format(entry.rate.cpu)}/CPU-s = ${((entry.rate.cpu / floor.cpu) * 100).toFixed(0)}% of it\n`,
+    );
+    const ceiling = ceilingOf(entry);
+    if (ceiling === null || !entry.world || !entry.goals || !entry.objectFloor) continue;
+    process.stdout.write(
+      `${entry.env}: a task is ${micros(entry.rate).toFixed(1)} µs: its world ${micros(entry.world).toFixed(1)} µs, its goals and text ${micros(entry.goals).toFixed(1)} µs; ` +
+        `the floor as record objects takes ${micros(entry.objectFloor).toFixed(1)} µs, so a generator returning record objects makes at most ` +
+        `${format(ceiling)} tasks/CPU-s unless its goal step gets cheaper\n`,
     );
   }
   process.stdout.write(`(${((performance.now() - started) / 1000).toFixed(1)}s)\n`);

@@ -330,11 +330,20 @@ export function generateTask(options: GenerateOptions): SearchPlanTask {
   const random = createRandom(envId, split, seed, index);
   const theme = themeByName(random.pick(themes)) as Theme;
   const world = generateWorld(theme, config, random.fork("world"));
+  return taskOfWorld(options, theme, world, random.fork("task"));
+}
+
+/**
+ * The goal step of `generateTask`: goals, text and requirements over a world built for `theme`, drawn
+ * from `random` (the task stream's "task" fork). Exported so bench/envs.ts can time it apart from the world.
+ */
+export function taskOfWorld(options: GenerateOptions, theme: Theme, world: World, random: Random): SearchPlanTask {
+  const { envId, split, seed, index, config } = options;
   const first = world.records[0] as WorldRecord;
   const context: Context = {
     theme,
     config,
-    random: random.fork("task"),
+    random,
     world,
     clusterStart: world.cluster ? 0.5 : 0,
     tables: tablesOf(theme),
