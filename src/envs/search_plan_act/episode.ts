@@ -10,15 +10,14 @@ import {
 } from "../../core/index.ts";
 import { computeReward, episodeDiagnostics } from "./reward.ts";
 import { runSolver } from "./solver.ts";
-import { forgetRecordView, recordView } from "./record-view.ts";
-import { RecordSearchIndex, initialSearchIndex } from "./search-index.ts";
+import { recordView, type RecordView } from "./record-view.ts";
+import { RecordSearchIndex, SearchBasis } from "./search-index.ts";
+import { taskCache, type TaskCache } from "./task-cache.ts";
 import { normalizeValue, type SearchPlanTask } from "./task.ts";
 import type { Theme, TypeSpec } from "./themes.ts";
 import { SEARCH_LIMIT_MAX, SEARCH_PLAN_TOOLS, checkArguments } from "./tools.ts";
 import type { FieldValue, WorldRecord } from "./world.ts";
 
-/** Plan length per task object (a pure function of the task; episodes of one task share it). */
-const planLengths = new WeakMap<SearchPlanTask, number>();
 const TOOL_NAMES = SEARCH_PLAN_TOOLS.map((tool) => tool.function.name);
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -64,6 +63,10 @@ export class SearchPlanEpisode implements Episode {
   private readonly previousCalls = new Set<string>();
   private searchIndex: RecordSearchIndex | null = null;
   private order: WorldRecord[];
+  /** What the task's episodes share (the initial search index and record views, the plan length). */
+  private readonly shared: TaskCache;
+  /** Views of this episode's changed copies of records (the initial records' views are shared). */
+  private readonly ownViews = new Map<WorldRecord, RecordView>();
 
   constructor(
     readonly task: SearchPlanTask,
@@ -78,6 +81,7 @@ export class SearchPlanEpisode implements Episode {
     for (const type of theme.types) this.types.set(type.name, type);
     this.order = task.records;
     this.statedValues = new Set(task.statedValues);
+    this.shared = taskCache(task);
   }
 
   get done(): boolean {
@@ -121,8 +125,9 @@ export class SearchPlanEpisode implements Episode {
   private readonly lookup = (id: string): WorldRecord => this.current.get(id) as WorldRecord;
 
   /** Grounds the record's id, its name and its first `fieldLimit` field values. */
-  private observeRecord(record: WorldRecord, fieldLimit: number): ReturnType<typeof recordView> {
-    const view = recordView(record, this.lookup);
+  private observeRecord(record: WorldRecord, fieldLimit: number): RecordView {
+    const views = this.initial.get(record.id) === record ? this.shared.views : this.ownViews;
+    const view = recordView(record, this.lookup, views);
     this.observedIds.add(record.id);
     const values = view.values;
     const end = Math.min(values.length, fieldLimit + 1);
@@ -153,12 +158,19 @@ export class SearchPlanEpisode implements Episode {
     this.ledger.searches++;
     this.repeated(`s\u0000${query}\u0000${type}\u0000${limit}\u0000${offset}`);
     if (!this.searchIndex) {
+      const shared = this.shared;
+      const basis = (shared.basis ??= new SearchBasis(this.task.records, this.theme));
       if (this.mutated.size === 0) {
         this.order = this.task.records;
-        this.searchIndex = initialSearchIndex(this.order, this.theme);
+        this.searchIndex = shared.index ??= new RecordSearchIndex(basis, this.order, []);
       } else {
-        this.order = this.task.records.map((original) => this.current.get(original.id) as WorldRecord);
-        this.searchIndex = new RecordSearchIndex(this.order, this.theme);
+        const changed: number[] = [];
+        this.order = this.task.records.map((original, position) => {
+          const record = this.current.get(original.id) as WorldRecord;
+          if (record !== original) changed.push(position);
+          return record;
+        });
+        this.searchIndex = new RecordSearchIndex(basis, this.order, changed);
       }
     }
     const positions = this.searchIndex.search(query, type);
@@ -252,7 +264,7 @@ export class SearchPlanEpisode implements Episode {
     const target = this.writable(id);
     const previous = target.fields[field] as FieldValue;
     target.fields[field] = coerced;
-    forgetRecordView(target);
+    this.ownViews.delete(target);
     this.ledger.groundedWrites.set(`${id}.${field}`, grounded);
     this.observedValues.add(normalized);
     return toolResult({ ok: true, id, field, previous, current: coerced });
@@ -283,7 +295,7 @@ export class SearchPlanEpisode implements Episode {
       return toolError("duplicate_link", `link_records: ${sourceId} -[${relation}]-> ${targetId} already exists`);
     const writable = this.writable(sourceId);
     writable.links.push({ relation, target: targetId });
-    forgetRecordView(writable);
+    this.ownViews.delete(writable);
     return toolResult({ ok: true, source_id: sourceId, relation, target_id: targetId });
   }
 
@@ -305,11 +317,10 @@ export class SearchPlanEpisode implements Episode {
 
   /** Tool calls (finish included) the honest solver needs for this task, measured by running it. */
   planCalls(): number {
-    let length = planLengths.get(this.task);
+    let length = this.shared.planCalls;
     if (length === undefined) {
       const dryRun = new SearchPlanEpisode(this.task, this.theme, this.messages, this.slack);
-      length = runSolver(this.task, (name, args) => dryRun.call(name, args)).length;
-      planLengths.set(this.task, length);
+      length = this.shared.planCalls = runSolver(this.task, (name, args) => dryRun.call(name, args)).length;
     }
     return length;
   }

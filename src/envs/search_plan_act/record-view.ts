@@ -19,20 +19,14 @@ export interface RecordView {
 }
 
 /**
- * Views keyed by record object. A task's initial records are shared by all its episodes (record names
- * never change, so the link target names stay valid); an episode's mutated copy gets its own view,
- * which `forgetRecordView` drops after each change.
+ * The view of `record`, from `views` or built into it. A task's initial records are shared by all its
+ * episodes, whose views live in the task's cache (record names never change, so link target names stay
+ * valid); an episode keeps the views of its changed copies in its own map and drops one after each change.
  */
-const views = new WeakMap<WorldRecord, RecordView>();
-
-export function recordView(record: WorldRecord, lookup: (id: string) => WorldRecord): RecordView {
+export function recordView(record: WorldRecord, lookup: (id: string) => WorldRecord, views: Map<WorldRecord, RecordView>): RecordView {
   let view = views.get(record);
   if (!view) views.set(record, (view = buildView(record, lookup)));
   return view;
-}
-
-export function forgetRecordView(record: WorldRecord): void {
-  views.delete(record);
 }
 
 function buildView(record: WorldRecord, lookup: (id: string) => WorldRecord): RecordView {

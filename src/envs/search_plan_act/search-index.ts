@@ -9,39 +9,36 @@ export interface SearchRequest {
   offset: number;
 }
 
-/**
- * Search over one world's records: exact name / code / id matches first, then BM25 over name + field
- * text. Built once per world state; `search` returns record positions in ranked order.
- */
-const initialIndexes = new WeakMap<readonly WorldRecord[], RecordSearchIndex>();
-
-/** The index of a world's initial records, built once and shared by every episode of the task. */
-export function initialSearchIndex(records: readonly WorldRecord[], theme: Theme): RecordSearchIndex {
-  let index = initialIndexes.get(records);
-  if (!index) initialIndexes.set(records, (index = new RecordSearchIndex(records, theme)));
-  return index;
+/** The text BM25 indexes for a record: its name, then its field values in field order. */
+function documentOf(record: WorldRecord): string {
+  let text = record.name;
+  for (const key in record.fields) text += ` ${record.fields[key]}`;
+  return text;
 }
 
-export class RecordSearchIndex {
-  private readonly bm25: Bm25Index;
-  private readonly exact = new Map<string, number[]>();
+/**
+ * What a world's search indexes share across its states, from its initial records: the exact-match
+ * keys (names, ids and codes, which no tool changes) and each record's indexed text. An index of a
+ * changed state reuses both and re-reads only the records that changed.
+ */
+export class SearchBasis {
+  readonly exact = new Map<string, number[]>();
+  readonly documents: string[];
+  /** Record types by position (no tool changes a type): what `search` filters on. */
+  readonly types: string[];
 
-  constructor(
-    private readonly records: readonly WorldRecord[],
-    theme: Theme,
-  ) {
+  constructor(records: readonly WorldRecord[], theme: Theme) {
     const codeFields = new Map(theme.types.map((type) => [type.name, type.fields.filter((field) => field.code).map((field) => field.name)]));
-    const documents: string[] = new Array(records.length);
+    this.documents = new Array<string>(records.length);
+    this.types = new Array<string>(records.length);
     for (let position = 0; position < records.length; position++) {
       const record = records[position] as WorldRecord;
-      let text = record.name;
-      for (const key in record.fields) text += ` ${record.fields[key]}`;
-      documents[position] = text;
+      this.documents[position] = documentOf(record);
+      this.types[position] = record.type;
       this.addExact(record.name.toLowerCase(), position);
       this.addExact(record.id.toLowerCase(), position);
       for (const field of codeFields.get(record.type) ?? []) this.addExact(String(record.fields[field]).toLowerCase(), position);
     }
-    this.bm25 = new Bm25Index(documents);
   }
 
   private addExact(key: string, position: number): void {
@@ -49,12 +46,39 @@ export class RecordSearchIndex {
     if (list) list.push(position);
     else this.exact.set(key, [position]);
   }
+}
+
+/**
+ * Search over one world state: exact name / code / id matches first, then BM25 over name + field text.
+ * Built once per state (the initial one is shared through the task's cache); `search` returns record
+ * positions in ranked order.
+ */
+export class RecordSearchIndex {
+  private readonly bm25: Bm25Index;
+
+  /**
+   * `records` is the state, in the basis's order; `changed` the positions whose record differs from the
+   * initial one (none: the initial state).
+   */
+  constructor(
+    private readonly basis: SearchBasis,
+    records: readonly WorldRecord[],
+    changed: readonly number[],
+  ) {
+    let documents = basis.documents;
+    if (changed.length > 0) {
+      documents = documents.slice();
+      for (const position of changed) documents[position] = documentOf(records[position] as WorldRecord);
+    }
+    this.bm25 = new Bm25Index(documents);
+  }
 
   /** Positions of every matching record, best first. */
   search(query: string, type: string | undefined): number[] {
+    const types = this.basis.types;
     const key = query.trim().toLowerCase().replace(/\s+/g, " ");
-    const exact = (this.exact.get(key) ?? []).filter((position) => type === undefined || this.records[position]?.type === type);
-    const filter = type === undefined ? undefined : (position: number) => this.records[position]?.type === type;
+    const exact = (this.basis.exact.get(key) ?? []).filter((position) => type === undefined || types[position] === type);
+    const filter = type === undefined ? undefined : (position: number) => types[position] === type;
     const ranked = this.bm25.search(query, { filter });
     if (exact.length === 0) return ranked.map((hit) => hit.docIndex);
     const result = [...exact];
