@@ -75,6 +75,8 @@ interface Row {
   world?: Rate;
   /** Goal steps per second (goals, text and requirements over a built world). */
   goals?: Rate;
+  /** Fresh tasks per second taken to their first search result (generate, start, one search): what an episode needs first. */
+  ready?: Rate;
   worldSize: number;
   metric: string;
   target: number;
@@ -89,6 +91,11 @@ function benchmark(env: AnyEnvironment): Row[] {
   const worldSize = (config as { worldSize: number }).worldSize;
   const row = (metric: keyof typeof TARGETS, measured: Rate): Row => ({ env: env.id, worldSize, metric, target: TARGETS[metric], rate: measured });
   const generate = median((index) => (env.generate({ split, seed: 1, index, config }), 1));
+  // Every episode searches first (the task names records, never ids), and the first search indexes the world.
+  const ready = median((index) => {
+    (env.start(env.generate({ split, seed: 1, index, config })) as SearchPlanEpisode).call("search", { query: "report" });
+    return 1;
+  });
 
   const tasks: SearchPlanTask[] = Array.from({ length: 64 }, (_, index) => env.generate({ split, seed: 2, index, config }));
   const episodes = () => tasks.map((task) => env.start(task) as SearchPlanEpisode);
@@ -184,7 +191,7 @@ function benchmark(env: AnyEnvironment): Row[] {
     return 1;
   });
   return [
-    { ...row("tasks generated", generate), floor, objectFloor, world, goals },
+    { ...row("tasks generated", generate), floor, objectFloor, world, goals, ready },
     row("read_record", read),
     row("update_record", update),
     row("link_records", link),
@@ -223,6 +230,8 @@ function floorRows(entry: Row): ComparisonRow[] {
   if (entry.objectFloor) rows.push(context("worlds/CPU-s of the record-object floor (bench/world-floor.ts)", "worlds/CPU-s", entry.objectFloor.cpu, "context"));
   if (entry.world) rows.push(context("worlds/CPU-s of the generator's world step", "worlds/CPU-s", entry.world.cpu, "context"));
   if (entry.goals) rows.push(context("goal steps/CPU-s (goals, text, requirements over a built world)", "tasks/CPU-s", entry.goals.cpu, "context"));
+  if (entry.ready)
+    rows.push(context("tasks/CPU-s taken to their first search result (generate, start, one search)", "tasks/CPU-s", entry.ready.cpu, "context"));
   const ceiling = ceilingOf(entry);
   if (ceiling !== null) rows.push(context("ceiling with record objects: object floor + the goal step", "tasks/CPU-s", ceiling, "context"));
   return rows;
@@ -292,6 +301,11 @@ function printTable(): void {
         `the floor as record objects takes ${micros(entry.objectFloor).toFixed(1)} µs, so a generator returning record objects makes at most ` +
         `${format(ceiling)} tasks/CPU-s unless its goal step gets cheaper\n`,
     );
+    if (entry.ready)
+      process.stdout.write(
+        `${entry.env}: a fresh task to its first search result (generate, start, one search) takes ${micros(entry.ready).toFixed(1)} µs; ` +
+          `generating it is ${((micros(entry.rate) / micros(entry.ready)) * 100).toFixed(0)}% of that\n`,
+      );
   }
   process.stdout.write(`(${((performance.now() - started) / 1000).toFixed(1)}s)\n`);
 }
