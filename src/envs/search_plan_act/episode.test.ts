@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { GARBAGE_CALLS } from "./policies/pilots.ts";
 import { createScriptedAgent } from "../_kit/scripted.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
+import type { Episode } from "../../core/index.ts";
 import type { SearchPlanEpisode } from "./episode.ts";
 import { searchPlanActEnvironment as env } from "./index.ts";
 import { runSolver } from "./solver.ts";
@@ -98,6 +99,62 @@ describe("search_plan tools", () => {
     const second = parse(episode.call("search", { query: firstWord(task), limit: 1, offset: 1 }).content) as { hits: Array<{ id: string }> };
     assert.equal(second.hits.length, 1);
     assert.deepEqual(parse(episode.call("search", { query: "qqqzzzxxx" }).content), { hits: [], note: "no records match" });
+  });
+});
+
+describe("search_plan episodes of one task", () => {
+  type Hits = { hits: Array<{ id: string; snippet: string }> };
+  const stringFieldTask = () =>
+    findTask((candidate) => {
+      const record = candidate.records[3] as SearchPlanTask["records"][number];
+      return (
+        themeByName(candidate.theme)
+          ?.types.find((type) => type.name === record.type)
+          ?.fields.some((field) => field.kind === "string" && !field.code && !field.readOnly) ?? false
+      );
+    });
+
+  const searchIds = (episode: Episode, query: string) => (parse(episode.call("search", { query }).content) as Hits).hits.map((hit) => hit.id);
+
+  it("share what they read of the task, and a change in one is seen only by that one", () => {
+    const task = stringFieldTask();
+    const json = JSON.stringify(task);
+    const record = task.records[3] as SearchPlanTask["records"][number];
+    const field = themeByName(task.theme)
+      ?.types.find((type) => type.name === record.type)
+      ?.fields.find((candidate) => candidate.kind === "string" && !candidate.code && !candidate.readOnly) as { name: string };
+    const changer = env.start(task);
+    const watcher = env.start(task);
+    // Both search first (the index of the initial records), then one changes the record and searches again.
+    assert.deepEqual(searchIds(changer, "Quorrendale"), []);
+    assert.deepEqual(searchIds(watcher, "Quorrendale"), []);
+    assert.equal(changer.call("update_record", { id: record.id, field: field.name, value: "Quorrendale" }).isError, false);
+    assert.deepEqual(searchIds(changer, "Quorrendale"), [record.id]);
+    assert.match(changer.call("read_record", { id: record.id }).content, /Quorrendale/);
+    // The other episode changes another record of the type: its index re-reads that one, not the first change.
+    const other = task.records.find((candidate) => candidate !== record && candidate.type === record.type) as SearchPlanTask["records"][number];
+    assert.equal(watcher.call("update_record", { id: other.id, field: field.name, value: "Marrowvale" }).isError, false);
+    assert.deepEqual(searchIds(watcher, "Marrowvale"), [other.id]);
+    // That episode, and a third started after both changes, still see the first record as generated.
+    for (const episode of [watcher, env.start(task)]) {
+      assert.deepEqual(searchIds(episode, "Quorrendale"), []);
+      assert.doesNotMatch(episode.call("read_record", { id: record.id }).content, /Quorrendale/);
+    }
+    assert.deepEqual(searchIds(env.start(task), "Marrowvale"), []);
+    // Nothing the episodes kept shows in the task's JSON.
+    assert.equal(JSON.stringify(task), json);
+  });
+
+  it("search a copy of the task with other records over those records", () => {
+    const task = stringFieldTask();
+    const record = task.records[3] as SearchPlanTask["records"][number];
+    assert.equal(searchIds(env.start(task), record.name)[0], record.id);
+    const renamed = { ...task, records: task.records.map((candidate) => (candidate === record ? { ...candidate, name: "Quorren Vashtal" } : candidate)) };
+    assert.equal(searchIds(env.start(renamed), "Quorren Vashtal")[0], record.id);
+    assert.deepEqual(searchIds(env.start(task), "Quorren Vashtal"), []);
+    // The same task object given other records (after its episodes searched the old ones).
+    task.records = renamed.records;
+    assert.equal(searchIds(env.start(task), "Quorren Vashtal")[0], record.id);
   });
 });
 

@@ -9,8 +9,8 @@ import type { WorldRecord } from "./world.ts";
  *
  * It hangs off the task object under a symbol, not in a WeakMap keyed by the task: a task lives for a
  * few episodes, and WeakMap entries for short-lived keys are ephemerons, which the garbage collector
- * processes on every collection. Measured on search_plan_ood (generate, start, one search): 1,050 µs of
- * CPU per task with the index in a WeakMap against 580 µs without. The property is not enumerable, so
+ * processes on every collection. Measured on search_plan_ood (generate, start, one search): 1,040–1,060 µs of
+ * CPU per task with the index in a WeakMap against 565 µs without. The property is not enumerable, so
  * JSON, structured clones and object spreads leave it behind; a copy of the task builds its own.
  */
 export interface TaskCache {
