@@ -300,7 +300,9 @@ export class TermBuilder {
       this.view = new DataView(this.bytes.buffer);
     }
     const bytes = this.bytes;
-    const { read, written } = this.encoder.encodeInto(text, bytes.subarray(0, length));
+    // Into the whole buffer (it holds `length` + 4 bytes): a subarray per text is an object per document,
+    // 15% of indexing a 160-record world. A longer UTF-8 encoding spills past `length` and is redone below.
+    const { read, written } = this.encoder.encodeInto(text, bytes);
     bytes[length] = SEPARATOR; // ends the last run
     // UTF-8 is one byte per character exactly when every character is ASCII.
     if (read === length && written === length) {
