@@ -105,6 +105,10 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * view and the prompt; without it, every string of `solution(task)` must be absent from the public view.
    */
   secrets?(task: Task): string[];
+  /**
+   * A new episode of `task`. Episodes never change their task: the audit plays every policy on one task
+   * object, and a task's episodes may share what they derive from it (the contract kit checks both).
+   */
   start(task: Task): Episode;
   /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
   title?: string;

@@ -54,8 +54,8 @@ function checkReward(reward: Awaited<ReturnType<Episode["reward"]>>): void {
 
 /**
  * The contract every registered environment passes: determinism, config validation errors, no hidden
- * data in the public view, well-formed tools or text replies with honest `done` flags, and (with
- * `auditN`) oracle high and pilots low through the environment's audit.
+ * data in the public view, well-formed tools or text replies with honest `done` flags, tasks that their
+ * episodes leave unchanged, and (with `auditN`) oracle high and pilots low through the environment's audit.
  */
 export function describeEnvironmentContract(env: AnyEnvironment, options: ContractOptions = {}): void {
   const config: unknown = env.configSchema.parse(options.config ?? {});
@@ -171,6 +171,35 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
         assert.equal(episode.done, true, `still running after ${maxTurns} replies (its maxTurns)`);
       }
       checkReward(await episode.reward({ turnsUsed: turns, maxTurns, endedBy: episode.done ? "finished" : "max_turns", formatErrors: turns }));
+    });
+
+    it("leaves a task as generated after every policy of its audit plays it (the audit and sampled runs share one)", async () => {
+      if (!env.audit) return;
+      const { getPolicy } = await import("../registry.ts");
+      const { runEpisode } = await import("../../rollout/run-episode.ts");
+      const { createRandom } = await import("../../core/index.ts");
+      const split = env.defaultSplit;
+      const play = async (policyId: string, index: number, shared: unknown) => {
+        const agent = getPolicy(env.id, policyId).create({ task: shared, random: createRandom("contract", policyId, index) });
+        return (await runEpisode({ env, split, seed: 5, index, config, agent, task: shared })).reward?.total;
+      };
+      for (const index of [0, 1]) {
+        const shared = env.generate({ split, seed: 5, index, config });
+        const before = JSON.stringify(shared);
+        const totals: Array<number | null | undefined> = [];
+        for (const policyId of env.audit.policies) totals.push(await play(policyId, index, shared));
+        assert.equal(JSON.stringify(shared), before, `task ${index} changed after its episodes`);
+        // Played again, on the task every policy played and on a fresh copy: the same rewards.
+        for (const [position, policyId] of env.audit.policies.entries()) {
+          const fresh = await play(policyId, index, env.generate({ split, seed: 5, index, config }));
+          assert.equal(
+            fresh,
+            totals[position],
+            `${policyId} on task ${index}: ${String(totals[position])} on the shared task, ${String(fresh)} on a fresh one`,
+          );
+          assert.equal(await play(policyId, index, shared), totals[position], `${policyId} on task ${index}, played twice`);
+        }
+      }
     });
 
     const auditN = options.auditN ?? 0;
