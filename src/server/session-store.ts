@@ -40,6 +40,15 @@ export interface Session {
   lastReply?: CallOutcome | ServerError;
   /** Its environment's entry in the store's `counters.byEnv`, kept here so a call does not look it up. */
   envCounters: EnvCounters;
+  /** Its task's entry in the store's shared tasks. */
+  task: SharedTask;
+}
+
+/** A task and how many open sessions play it. */
+interface SharedTask {
+  key: string;
+  task: unknown;
+  sessions: number;
 }
 
 export interface SessionStoreOptions {
@@ -126,6 +135,13 @@ export class SessionStore {
    */
   private sessions: Record<string, Session> = Object.create(null) as Record<string, Session>;
   private count = 0;
+  /**
+   * The tasks of open sessions by address (environment, split, seed, index, config). A GRPO trainer opens a
+   * group of sessions on one prompt at once; they share one task, so the group generates it once and its
+   * episodes share what they derive from it (search_plan's index and plan length). Episodes never change
+   * their task (the environment contract checks it). An entry goes when its last session closes.
+   */
+  private tasks: Record<string, SharedTask> = Object.create(null) as Record<string, SharedTask>;
   private readonly options: SessionStoreOptions;
   private readonly now: () => number;
 
@@ -172,12 +188,16 @@ export class SessionStore {
     } catch (error) {
       throw badRequest("CONFIG_INVALID", ToolgymError.isInstance(error) ? error.message : String(error));
     }
+    const key = `${env.id}\u0000${split}\u0000${seed}\u0000${index}\u0000${JSON.stringify(config)}`;
+    let task = this.tasks[key];
     let driver: EpisodeDriver;
     try {
-      driver = new EpisodeDriver({ env, split, seed, index, config, maxTurns, transcript: false });
+      if (!task) task = { key, task: env.generate({ split, seed, index, config }), sessions: 0 };
+      driver = new EpisodeDriver({ env, split, seed, index, config, maxTurns, transcript: false, task: task.task });
     } catch (error) {
       throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
     }
+    if (task.sessions++ === 0) this.tasks[key] = task;
     const session: Session = {
       id: (this.options.idPrefix ?? "") + randomUUID(),
       env,
@@ -190,6 +210,7 @@ export class SessionStore {
       lastUsed: this.now(),
       lastSequence: 0,
       envCounters: this.envCounters(env.id),
+      task,
     };
     this.sessions[session.id] = session;
     this.count++;
@@ -318,21 +339,32 @@ export class SessionStore {
   }
 
   close(id: unknown): boolean {
-    if (typeof id !== "string" || this.sessions[id] === undefined) return false;
-    delete this.sessions[id];
-    this.count--;
+    if (typeof id !== "string") return false;
+    const session = this.sessions[id];
+    if (session === undefined) return false;
+    this.remove(session);
     this.counters.sessionsClosed++;
     return true;
+  }
+
+  /** Open tasks (shared by the open sessions on one address); tests read it. */
+  get openTasks(): number {
+    return Object.keys(this.tasks).length;
+  }
+
+  private remove(session: Session): void {
+    delete this.sessions[session.id];
+    this.count--;
+    if (--session.task.sessions === 0) delete this.tasks[session.task.key];
   }
 
   /** Closes sessions idle for longer than the configured time; returns how many were closed. */
   reapIdle(): number {
     const limit = this.now() - this.options.idleMilliseconds;
     let reaped = 0;
-    for (const [id, session] of Object.entries(this.sessions)) {
+    for (const session of Object.values(this.sessions)) {
       if (session.lastUsed < limit) {
-        delete this.sessions[id];
-        this.count--;
+        this.remove(session);
         reaped++;
       }
     }
@@ -342,6 +374,7 @@ export class SessionStore {
 
   closeAll(): void {
     this.sessions = Object.create(null) as Record<string, Session>;
+    this.tasks = Object.create(null) as Record<string, SharedTask>;
     this.count = 0;
   }
 
