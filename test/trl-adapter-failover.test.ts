@@ -53,6 +53,12 @@ describe("toolgym_trl over two servers, one killed mid-run", () => {
     );
   });
 
+  it("sessions of one row (a GRPO group) met on one server, and rows spread over both", () => {
+    assert.equal(report.groups.length, 6);
+    for (const group of report.groups) assert.equal(new Set(group).size, 1, `a group went to ${group.join(", ")}`);
+    assert.deepEqual(new Set(report.groups.map((group: string[]) => group[0])), new Set(["A", "B"]));
+  });
+
   it("sessions were spread over both servers, and moved to B once A was gone", () => {
     const before = report.episodes.filter((episode: Json) => !episode.created_after_kill);
     const after = report.episodes.filter((episode: Json) => episode.created_after_kill);

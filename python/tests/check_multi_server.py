@@ -7,7 +7,9 @@ Eight threads each drive one environment instance, as TRL's rollout workers do: 
 get_reward, 48 episodes in all. After 12 episodes the process of server A is killed (SIGKILL). Server B is
 reached through a proxy in this process that drops the connection after every 5th tool call has run on B
 (each call at most once), before its answer reaches the client: the client resends that call with the same sequence number.
-Prints one JSON report: every tool call's server, session, sequence number and the server's call count.
+Before that, six GRPO-like groups (four environments reset with one row each) record the server each session
+went to. Prints one JSON report: the groups' servers, and every tool call's server, session, sequence number and
+the server's call count.
 """
 
 import http.client
@@ -82,6 +84,14 @@ def main() -> None:
     proxy_b, proxy_state = dropping_proxy(url_b)
     names = {url_a: "A", proxy_b: "B"}
     Environment = toolgym_trl.environment_factory([url_a, proxy_b], env="mock")
+    groups = []
+    for index in range(6):
+        members = [Environment() for _ in range(4)]
+        for member in members:
+            member.reset(env="mock", split="train", seed=12, index=index)
+        groups.append([names[member._server] for member in members])
+        for member in members:
+            member._close_session()
     lock = threading.Lock()
     state = {"next": 0, "done": 0, "killed_at": None}
     episodes, calls, failures = [], [], []
@@ -123,7 +133,7 @@ def main() -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    print(json.dumps({"episodes": episodes, "calls": calls, "failures": failures, "proxy": proxy_state, "killed_at": state["killed_at"]}))
+    print(json.dumps({"groups": groups, "episodes": episodes, "calls": calls, "failures": failures, "proxy": proxy_state, "killed_at": state["killed_at"]}))
 
 
 if __name__ == "__main__":

@@ -65,9 +65,11 @@ def environment_factory(
     """The class TRL instantiates with no arguments, one instance per concurrent rollout.
 
     Args:
-        base_url: Where `toolgym serve` listens: one URL, or several (a list, or comma-separated text). New
-            sessions go round-robin over the servers; one that cannot be reached is skipped and the session
-            is created on another. Every server that answers must serve the same version of the environment.
+        base_url: Where `toolgym serve` listens: one URL, or several (a list, or comma-separated text). A new
+            session goes to the server a hash of its row's task address picks, so a GRPO group's sessions (one
+            row repeated) meet on one server and share the task there; one that cannot be reached is skipped
+            and the session is created on another. Every server that answers must serve the same version of
+            the environment.
         env: Environment id; may be omitted when the servers serve exactly one environment.
         token: Bearer token, when the servers were started with `--token`.
         timeout: Seconds to wait for one server response.

@@ -241,11 +241,12 @@ class ToolgymEnvironmentBase:
         return self._clients[url]
 
     def _create(self, body: dict) -> dict:
-        """`POST /sessions` on the next server in turn; a server that cannot be reached is skipped (and marked
-        down for a while) and the session is created on another one."""
+        """`POST /sessions` on the server the task's address picks; a server that cannot be reached is skipped
+        (and marked down for a while) and the session is created on another one."""
         pool = self._pool or ServerPool(self._base_url)
+        address = json.dumps({key: body.get(key) for key in ("env", "split", "seed", "index", "config")}, sort_keys=True)
         failures = []
-        for url in pool.order():
+        for url in pool.order(address):
             try:
                 created = self._client_for(url).request("POST", "/sessions", body)
             except ToolgymConnectionError as error:

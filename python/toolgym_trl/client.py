@@ -7,6 +7,7 @@ import json
 import socket
 import threading
 import time
+import zlib
 from urllib.parse import urlsplit
 
 
@@ -118,9 +119,11 @@ def split_urls(urls: str | list[str] | tuple[str, ...]) -> list[str]:
 
 
 class ServerPool:
-    """The servers a factory's environments share: new sessions go round-robin over them, skipping for
-    `retry_after` seconds a server that could not be reached (it is tried again after that, or when every
-    server is marked down). Thread-safe: TRL creates and resets environments from several threads."""
+    """The servers a factory's environments share. A new session goes to the server its task's address picks
+    (a hash of it, so a GRPO group's sessions, one row repeated, meet on one server and share its task there)
+    or, without an address, to the next server in turn; a server that could not be reached is skipped for
+    `retry_after` seconds (it is tried again after that, or when every server is marked down). Thread-safe:
+    TRL creates and resets environments from several threads."""
 
     def __init__(self, urls: str | list[str], retry_after: float = 10.0):
         self.urls = split_urls(urls)
@@ -129,11 +132,15 @@ class ServerPool:
         self._turn = 0
         self._down_until: dict[str, float] = {}
 
-    def order(self) -> list[str]:
-        """The servers to try for the next session, best first: the next in turn, then the rest; down ones last."""
+    def order(self, address: str | None = None) -> list[str]:
+        """The servers to try for a session, best first: the one `address` picks (else the next in turn), then
+        the rest in order; down ones last."""
         with self._lock:
-            start = self._turn % len(self.urls)
-            self._turn += 1
+            if address is None:
+                start = self._turn % len(self.urls)
+                self._turn += 1
+            else:
+                start = zlib.crc32(address.encode("utf-8")) % len(self.urls)
             now = time.monotonic()
             rotated = self.urls[start:] + self.urls[:start]
             up = [url for url in rotated if self._down_until.get(url, 0.0) <= now]
