@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EnvConfigError, ToolgymError, type AnyEnvironment, type Episode, type JsonValue, type ToolResult } from "../../core/index.ts";
+import { EnvConfigError, ToolgymError, createRandom, type AnyEnvironment, type Episode, type JsonValue, type ToolResult } from "../../core/index.ts";
 
 export interface ContractOptions {
   /** A config that is valid for the environment (defaults are filled in by the schema). Default `{}`. */
@@ -177,7 +177,6 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
       if (!env.audit) return;
       const { getPolicy } = await import("../registry.ts");
       const { runEpisode } = await import("../../rollout/run-episode.ts");
-      const { createRandom } = await import("../../core/index.ts");
       const split = env.defaultSplit;
       const play = async (policyId: string, index: number, shared: unknown) => {
         const agent = getPolicy(env.id, policyId).create({ task: shared, random: createRandom("contract", policyId, index) });
