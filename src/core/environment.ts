@@ -68,6 +68,15 @@ export type TerminationReason = "finished" | "truncated" | "max_turns" | "no_too
 export const TERMINATION_REASONS: readonly TerminationReason[] = ["finished", "truncated", "max_turns", "no_tool_call", "errored"];
 
 /**
+ * Which repetition of a task an episode is (`toolgym eval --num-trials`) and the seed that repetition runs
+ * with: tau2 draws one seed per trial from the run's base seed and gives it to the agent and user models.
+ */
+export interface EpisodeContext {
+  trial: number;
+  seed: number;
+}
+
+/**
  * The contract every environment implements. `generate` and `publicView` are pure functions of their
  * arguments; the task object may hold hidden solution data, `publicView` never does.
  */
@@ -109,7 +118,7 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * A new episode of `task`. Episodes never change their task: the audit plays every policy on one task
    * object, and a task's episodes may share what they derive from it (the contract kit checks both).
    */
-  start(task: Task): Episode;
+  start(task: Task, context?: EpisodeContext): Episode;
   /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
   title?: string;
   /** Environments that share a kit (e.g. "tau2"); `toolgym replay FAMILY --cases` reaches them all. */
