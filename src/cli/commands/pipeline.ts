@@ -4,6 +4,7 @@ import { UsageError } from "../../core/index.ts";
 import type { StageName } from "../../pipeline/config.ts";
 import { readPipelineConfig } from "../../pipeline/config.ts";
 import { PRESET_NAMES, presetConfig } from "../../pipeline/presets.ts";
+import { checkPipelinePython } from "../../pipeline/python-check.ts";
 import { describePipeline, parseStages, runPipeline } from "../../pipeline/run-pipeline.ts";
 import type { CommandContext } from "../io.ts";
 import { parseChoice, parseText, requireInputFile } from "../options.ts";
@@ -36,6 +37,7 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
       const config = options.config ? readPipelineConfig(requireInputFile("--config", options.config)) : presetConfig(options.preset ?? "smoke");
       const out = resolve(options.out ?? `runs/pipeline-${config.preset}`);
       if (options.dryRun) return void io.stdout.write(describePipeline({ config, out, ...(options.only ? { only: options.only } : {}) }));
+      checkPipelinePython();
       const summary = await runPipeline({
         config,
         out,
