@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pythonJsonDumps } from "../src/data/python-json.ts";
+import { pythonJsonDumps } from "../src/python-semantics/index.ts";
 import { buildCases } from "../test/support/chat-cases.ts";
 import { qwen3TokenizerDir, requirePython } from "../test/support/qwen3.ts";
 

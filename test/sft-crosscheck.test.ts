@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
-import { pythonJsonDumps } from "../src/data/python-json.ts";
+import { pythonJsonDumps } from "../src/python-semantics/index.ts";
 import { runPython } from "./sft-python.ts";
 import { buildCases, differences, featureCounts, renderCases, type Rendered } from "./support/chat-cases.ts";
 import { qwen3TokenizerDir, requirePython } from "./support/qwen3.ts";

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Environment, Interpreter, parse, tokenize } from "@huggingface/jinja";
 import { DataError } from "../core/errors.ts";
-import { PythonFloat, type PythonDumpsOptions, pythonJsonDumps, pythonStrip } from "./python-json.ts";
+import { PythonFloat, type PythonDumpsOptions, pythonJsonDumps, pythonStrip } from "../python-semantics/index.ts";
 import { isQwen3Template, renderQwen3 } from "./qwen3-chat-template.ts";
 
 /** The structural view of @huggingface/jinja runtime values this module needs. */

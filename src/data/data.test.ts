@@ -4,47 +4,10 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { qwen3TokenizerDir } from "../../test/support/qwen3.ts";
 import { ChatTemplate } from "./chat-template.ts";
-import { PythonFloat, formatPythonFloat, parsePythonJson, pythonJsonDumps, pythonStrip } from "./python-json.ts";
+import { PythonFloat, pythonJsonDumps } from "../python-semantics/index.ts";
 import { normaliseTau2Line } from "./sft/tau2-record.ts";
 import { generateTau2Lines } from "./synth/generate.ts";
 import { SegmentTokenizer } from "./tokenizer.ts";
-
-test("formatPythonFloat follows Python repr", () => {
-  const cases: [number, string][] = [
-    [100, "100.0"],
-    [1e-7, "1e-07"],
-    [1.5e-5, "1.5e-05"],
-    [0.0001, "0.0001"],
-    [1e16, "1e+16"],
-    [1234567890123456, "1234567890123456.0"],
-    [-0, "-0.0"],
-    [0.1 + 0.2, "0.30000000000000004"],
-    [2.5, "2.5"],
-    [-1.25e22, "-1.25e+22"],
-  ];
-  for (const [value, expected] of cases) assert.equal(formatPythonFloat(value), expected);
-});
-
-test("parsePythonJson keeps float lexemes, big integers and integer-key order; dumps like json.dumps", () => {
-  const text = '{"b": 100.0, "a": [1e-7, -0, 12345678901234567890], "m": {"10": 1, "2": 2, "x": "é\\n"}}';
-  const value = parsePythonJson(text);
-  assert.equal(pythonJsonDumps(value), '{"b": 100.0, "a": [1e-07, 0, 12345678901234567890], "m": {"10": 1, "2": 2, "x": "é\\n"}}');
-  assert.equal(
-    pythonJsonDumps(value, { ensureAscii: true, separators: [",", ":"] }),
-    '{"b":100.0,"a":[1e-07,0,12345678901234567890],"m":{"10":1,"2":2,"x":"\\u00e9\\n"}}',
-  );
-  assert.equal(pythonJsonDumps({ a: [1, { b: null }] }, { indent: 2 }), '{\n  "a": [\n    1,\n    {\n      "b": null\n    }\n  ]\n}');
-  assert.ok((value as { b: unknown }).b instanceof PythonFloat);
-  assert.throws(() => parsePythonJson('{"a": 1'), /expected/);
-  assert.throws(() => parsePythonJson('{"a": 1} x'), /after the JSON value/);
-});
-
-test("pythonStrip honours chars and Python's whitespace set", () => {
-  assert.equal(pythonStrip("  \nSure\n", "left", "\n"), "  \nSure\n");
-  assert.equal(pythonStrip("\n\nSure\n", "both", "\n"), "Sure");
-  assert.equal(pythonStrip("\ufeff x \u00a0", "both"), "\ufeff x");
-  assert.equal(pythonStrip("\u001c x", "left"), "x");
-});
 
 test("the template engine uses Python strip(chars) and tojson semantics", () => {
   const template = new ChatTemplate("{{ text.lstrip('\\n') }}|{{ text.strip() }}|{{ value | tojson }}|{{ value | tojson(indent=1) }}|{{ 1.0 | tojson }}");

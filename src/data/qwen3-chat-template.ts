@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pythonStrip } from "./python-json.ts";
+import { pythonStrip } from "../python-semantics/index.ts";
 
 const qwen3TemplatePath = join(import.meta.dirname, "../../assets/qwen3/chat_template.jinja");
 

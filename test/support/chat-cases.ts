@@ -2,7 +2,7 @@
 // fixture (test/fixtures/chat-templates/, checked by test/chat-template-fixture.test.ts without Python).
 import { createRandom } from "../../src/core/random.ts";
 import { ChatTemplate } from "../../src/data/chat-template.ts";
-import { PythonFloat, parsePythonJson } from "../../src/data/python-json.ts";
+import { PythonFloat, parsePythonJson } from "../../src/python-semantics/index.ts";
 import { generateTau2Lines } from "../../src/data/synth/generate.ts";
 import { SegmentTokenizer } from "../../src/data/tokenizer.ts";
 

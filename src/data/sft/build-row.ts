@@ -4,7 +4,7 @@
  * ids must be a token-level prefix of the full ids; labels are −100 over the prompt and the full ids after
  * it (so `<think>`, reasoning, `</think>`, content or tool calls and `<|im_end|>\n` are supervised).
  */
-import { pythonJsonDumps } from "../python-json.ts";
+import { pythonJsonDumps } from "../../python-semantics/index.ts";
 import type { ChatTemplate } from "../chat-template.ts";
 import type { SegmentTokenizer } from "../tokenizer.ts";
 import { RowSkip, type SftMessage, type Tau2NormaliseOptions, normaliseTau2Line } from "./tau2-record.ts";

@@ -18,7 +18,7 @@
  * both ends and the leading whitespace of every assistant content (spec §3.3 items 1-2). That changes the
  * trained text, but rescues rows whose prefix property breaks at the prompt/target boundary (P4).
  */
-import { PythonFloat, type PythonJsonValue, parsePythonJson, pythonJsonDumps, pythonStrip } from "../python-json.ts";
+import { PythonFloat, type PythonJsonValue, parsePythonJson, pythonJsonDumps, pythonStrip } from "../../python-semantics/index.ts";
 
 export interface SftToolCall {
   name: string;

@@ -6,7 +6,7 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
 import { ParquetWriter, fileWriter } from "hyparquet-writer";
-import { pythonJsonDumps } from "../python-json.ts";
+import { pythonJsonDumps } from "../../python-semantics/index.ts";
 import { type SftRow, outputMetadata, rowLabels, rowToJsonl } from "./build-row.ts";
 
 export type SftOutputFormat = "jsonl" | "parquet";

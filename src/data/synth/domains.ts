@@ -5,7 +5,7 @@
  */
 import type { Random } from "../../core/random.ts";
 import { createRandom } from "../../core/random.ts";
-import { PythonFloat, pythonJsonDumps } from "../python-json.ts";
+import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
 
 export type SynthDomain = "airline" | "retail" | "telecom";
 

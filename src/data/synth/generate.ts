@@ -9,7 +9,7 @@
  * Pure function of (seed, n).
  */
 import { type Random, createRandom } from "../../core/random.ts";
-import { PythonFloat, pythonJsonDumps } from "../python-json.ts";
+import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
 import { type SynthDomain, type SynthTool, domainTools, systemPrompt, telecomUserTools, toolArguments, toolResult } from "./domains.ts";
 
 type Message = Record<string, unknown>;

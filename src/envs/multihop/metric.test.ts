@@ -6,7 +6,7 @@ import { wikiAnswerScores, wikiEvidenceScores, wikiGoldAnswers, wikiGoldEvidence
 import { MULTIHOP_FIXTURES } from "./fixtures.ts";
 import { musiqueAnswerScores, musiqueSupportScores } from "./musique-metric.ts";
 import { normalizeAnswer, pythonSplit } from "./normalize.ts";
-import { pythonFloatRepr, pythonJsonDumps, pythonRound } from "./python-format.ts";
+import { formatOfficialOutput } from "./score-files.ts";
 
 interface MetricCases {
   cases: {
@@ -109,20 +109,15 @@ function wikiGoldEvidenceVariantsFor(aliases: Map<string, Set<string>>): string[
   return wikiGoldEvidenceVariants({ evidences: [["Matilda of Brabant", "father", "Henry I"]], evidencesId: [["Q1", "father", "Q2"]] }, aliases);
 }
 
-describe("Python number formatting", () => {
-  it("rounds like Python round(): half-even only on exact binary ties", () => {
-    assert.equal(pythonRound(0.125, 2), 0.12);
-    assert.equal(pythonRound(0.375, 2), 0.38);
-    assert.equal(pythonRound(2.675, 2), 2.67);
-    assert.equal(pythonRound(0.6455, 3), 0.645);
-    assert.equal(pythonRound(63.875, 2), 63.88);
-    assert.equal(pythonRound(0.5, 0), 0);
-    assert.equal(pythonRound(1.5, 0), 2);
-  });
-
-  it("prints floats like Python repr and json.dumps(indent=4)", () => {
-    assert.equal(pythonFloatRepr(100), "100.0");
-    assert.equal(pythonFloatRepr(63.88), "63.88");
-    assert.equal(pythonJsonDumps({ em: { value: 27.5 }, f1: { value: 0, isInteger: true } }), '{\n    "em": 27.5,\n    "f1": 0\n}');
+describe("official output", () => {
+  it("prints the metrics as json.dumps(indent=4): floats as repr, the int 0 as an int", () => {
+    const result = {
+      dataset: "musique" as const,
+      n: 1,
+      metrics: { em: { value: 27.5 }, sp: { value: 100 }, f1: { value: 0, isInteger: true } },
+      messages: [],
+      notes: [],
+    };
+    assert.equal(formatOfficialOutput(result), '{\n    "em": 27.5,\n    "sp": 100.0,\n    "f1": 0\n}');
   });
 });

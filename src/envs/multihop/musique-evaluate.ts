@@ -1,7 +1,16 @@
 import { DataError } from "../../core/index.ts";
 import { musiqueAnswerScores, musiqueSupportScores } from "./musique-metric.ts";
-import { pythonRound, type PythonNumber } from "./python-format.ts";
-import { PythonFailure, pythonEquals, pythonHashKey, pythonInt, pythonIterate, pythonStr, pythonTruthy, pythonTypeName } from "./python-values.ts";
+import {
+  PythonError,
+  pythonEquals,
+  pythonHashKey,
+  pythonInt,
+  pythonIterate,
+  pythonRound,
+  pythonStr,
+  pythonTruthy,
+  pythonTypeName,
+} from "../../python-semantics/index.ts";
 
 /**
  * The official MuSiQue scorer (`evaluate_v1.0.py` of StonyBrookNLP/musique) on parsed gold and
@@ -73,19 +82,25 @@ function field(record: MusiqueLine, key: string, file: string, fix: string): unk
   return record.value[key];
 }
 
+/** A metric as the official script holds it: a Python float, or a Python int (it returns int 0 sometimes). */
+export interface PythonNumber {
+  value: number;
+  isInteger?: boolean;
+}
+
 /** Runs one official step; a Python exception becomes a SCORE_FIELD_INVALID rejection with the fix. */
 function guarded<T>(file: string, line: number, fix: string, step: () => T): T {
   try {
     return step();
   } catch (error) {
-    if (!(error instanceof PythonFailure)) throw error;
+    if (!(error instanceof PythonError)) throw error;
     return reject({ code: "SCORE_FIELD_INVALID", file, line, message: fix, official: error.official });
   }
 }
 
 /** `normalize_answer` calls `.lower()`: anything but a string fails there. */
 function requireString(value: unknown): string {
-  if (typeof value !== "string") throw new PythonFailure(`AttributeError: '${pythonTypeName(value)}' object has no attribute 'lower'`);
+  if (typeof value !== "string") throw new PythonError("AttributeError", `'${pythonTypeName(value)}' object has no attribute 'lower'`);
   return value;
 }
 
@@ -158,17 +173,18 @@ export function evaluateMusique(golds: MusiqueLine[], predictions: MusiqueLine[]
       pythonIterate(paragraphs)
         .map((paragraph) => {
           if (typeof paragraph !== "object" || paragraph === null || Array.isArray(paragraph))
-            throw new PythonFailure(
-              `TypeError: ${pythonTypeName(paragraph) === "list" ? "list indices must be integers or slices, not str" : `'${pythonTypeName(paragraph)}' object is not subscriptable`}`,
+            throw new PythonError(
+              "TypeError",
+              `${pythonTypeName(paragraph) === "list" ? "list indices must be integers or slices, not str" : `'${pythonTypeName(paragraph)}' object is not subscriptable`}`,
             );
           return paragraph as Record<string, unknown>;
         })
         .filter((paragraph) => {
-          if (!("is_supporting" in paragraph)) throw new PythonFailure("KeyError: 'is_supporting'");
+          if (!("is_supporting" in paragraph)) throw new PythonError("KeyError", "'is_supporting'");
           return pythonTruthy(paragraph.is_supporting);
         })
         .map((paragraph) => {
-          if (!("idx" in paragraph)) throw new PythonFailure("KeyError: 'idx'");
+          if (!("idx" in paragraph)) throw new PythonError("KeyError", "'idx'");
           return paragraph.idx;
         }),
     );

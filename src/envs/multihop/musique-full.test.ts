@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { runScoreCommand } from "../../cli/commands/score.ts";
 import { DataError } from "../../core/index.ts";
 import { MULTIHOP_FIXTURES } from "./fixtures.ts";
-import { PythonFailure, pythonEquals, pythonInt, pythonIterate, pythonTruthy } from "./python-values.ts";
+import { PythonError, pythonEquals, pythonInt, pythonIterate, pythonTruthy } from "../../python-semantics/index.ts";
 import { evaluateMusiqueFiles, formatOfficialOutput, metricValues, scoreMusiqueFiles } from "./score-files.ts";
 
 /**
@@ -190,7 +190,7 @@ describe("Python value semantics the scorer relies on (values checked against CP
     for (const input of ["0x10", "3.5", "", "_1", "1__0", "1_", "- 3"]) {
       assert.throws(
         () => pythonInt(input),
-        (error: unknown) => error instanceof PythonFailure && error.official.startsWith("ValueError: invalid literal for int() with base 10: "),
+        (error: unknown) => error instanceof PythonError && error.official.startsWith("ValueError: invalid literal for int() with base 10: "),
         input,
       );
     }

@@ -1,6 +1,6 @@
 import { scoreComponents, type BenchmarkSummary, type RewardBreakdown, type SummaryEpisode } from "../../core/index.ts";
 import { normalizeAnswer } from "./normalize.ts";
-import { pythonFloatRepr, pythonRound } from "./python-format.ts";
+import { pythonFloatRepr, pythonRound } from "../../python-semantics/index.ts";
 
 /**
  * MuSiQue-Full in the environment: the "unanswerable" answer, the answerability-gated reward and the

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { DataError } from "../../core/index.ts";
 import { wikiAnswerScores, wikiEvidenceScores, wikiGoldAnswers, wikiGoldEvidenceVariants, wikiSupportScores, type GoldEvidence } from "./2wiki-metric.ts";
 import { loadWikiAliases } from "./dataset.ts";
-import { evaluateMusique, type MusiqueEvaluation, type MusiqueFiles } from "./musique-evaluate.ts";
-import { pythonJsonDumps, pythonRound, type PythonNumber } from "./python-format.ts";
+import { PythonFloat, pythonJsonDumps, pythonRound } from "../../python-semantics/index.ts";
+import { evaluateMusique, type MusiqueEvaluation, type MusiqueFiles, type PythonNumber } from "./musique-evaluate.ts";
 import { readJsonArray, readJsonLines } from "./read-records.ts";
 
 /**
@@ -25,7 +25,8 @@ export interface ScoreResult {
 
 /** What the official script prints to stdout. */
 export function formatOfficialOutput(result: ScoreResult): string {
-  return [...result.messages, pythonJsonDumps(result.metrics)].join("\n");
+  const metrics = Object.entries(result.metrics).map(([key, number]) => [key, number.isInteger ? number.value : new PythonFloat(number.value)]);
+  return [...result.messages, pythonJsonDumps(Object.fromEntries(metrics), { indent: 4 })].join("\n");
 }
 
 /** The metrics as plain numbers (`--json`). */

@@ -1,4 +1,4 @@
-import { PyError, floatRepr, pyRound2 } from "./python.ts";
+import { PythonError, pythonFloatRepr, pythonRound } from "../../python-semantics/index.ts";
 
 /**
  * tau2's `calculate` tool: `str(round(float(eval(expression)), 2))` over digits, `+ - * / ( ) .` and
@@ -13,13 +13,13 @@ interface PyNumber {
 const SYNTAX = "invalid syntax (<string>, line 1)";
 
 export function calculate(expression: unknown): string {
-  if (typeof expression !== "string") throw new PyError("TypeError", `'${typeof expression === "number" ? "int" : "NoneType"}' object is not iterable`);
+  if (typeof expression !== "string") throw new PythonError("TypeError", `'${typeof expression === "number" ? "int" : "NoneType"}' object is not iterable`);
   for (const char of expression) {
-    if (!"0123456789+-*/(). ".includes(char)) throw new PyError("ValueError", "Invalid characters in expression");
+    if (!"0123456789+-*/(). ".includes(char)) throw new PythonError("ValueError", "Invalid characters in expression");
   }
   const parser = new Parser(expression);
   const result = parser.parse();
-  return floatRepr(pyRound2(result.value));
+  return pythonFloatRepr(pythonRound(result.value, 2));
 }
 
 class Parser {
@@ -29,7 +29,7 @@ class Parser {
   parse(): PyNumber {
     const value = this.expression();
     this.skipSpaces();
-    if (this.position < this.text.length) throw new PyError("SyntaxError", SYNTAX);
+    if (this.position < this.text.length) throw new PythonError("SyntaxError", SYNTAX);
     return value;
   }
 
@@ -65,12 +65,12 @@ class Parser {
         this.position += 2;
         const right = this.unary();
         const isFloat = left.isFloat || right.isFloat;
-        if (right.value === 0) throw new PyError("ZeroDivisionError", isFloat ? "float floor division by zero" : "integer division or modulo by zero");
+        if (right.value === 0) throw new PythonError("ZeroDivisionError", isFloat ? "float floor division by zero" : "integer division or modulo by zero");
         left = { value: Math.floor(left.value / right.value), isFloat };
       } else if (this.peek("/")) {
         this.position += 1;
         const right = this.unary();
-        if (right.value === 0) throw new PyError("ZeroDivisionError", left.isFloat || right.isFloat ? "float division by zero" : "division by zero");
+        if (right.value === 0) throw new PythonError("ZeroDivisionError", left.isFloat || right.isFloat ? "float division by zero" : "division by zero");
         left = { value: left.value / right.value, isFloat: true };
       } else if (this.peek("*")) {
         this.position += 1;
@@ -99,7 +99,7 @@ class Parser {
     this.position += 2;
     const exponent = this.unary();
     const isFloat = base.isFloat || exponent.isFloat || exponent.value < 0;
-    if (base.value === 0 && exponent.value < 0) throw new PyError("ZeroDivisionError", "0.0 cannot be raised to a negative power");
+    if (base.value === 0 && exponent.value < 0) throw new PythonError("ZeroDivisionError", "0.0 cannot be raised to a negative power");
     return { value: base.value ** exponent.value, isFloat };
   }
 
@@ -108,18 +108,21 @@ class Parser {
     if (this.text[this.position] === "(") {
       this.position += 1;
       const value = this.expression();
-      if (!this.peek(")")) throw new PyError("SyntaxError", "'(' was never closed (<string>, line 1)");
+      if (!this.peek(")")) throw new PythonError("SyntaxError", "'(' was never closed (<string>, line 1)");
       this.position += 1;
       return value;
     }
     const match = /^(\d+\.?\d*|\.\d+)/.exec(this.text.slice(this.position));
-    if (!match) throw new PyError("SyntaxError", SYNTAX);
+    if (!match) throw new PythonError("SyntaxError", SYNTAX);
     const literal = match[0];
     this.position += literal.length;
-    if (this.text[this.position] === ".") throw new PyError("SyntaxError", SYNTAX);
+    if (this.text[this.position] === ".") throw new PythonError("SyntaxError", SYNTAX);
     const isFloat = literal.includes(".");
     if (!isFloat && literal.length > 1 && literal.startsWith("0") && /[1-9]/.test(literal)) {
-      throw new PyError("SyntaxError", "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)");
+      throw new PythonError(
+        "SyntaxError",
+        "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers (<string>, line 1)",
+      );
     }
     return { value: Number(literal), isFloat };
   }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DataError } from "../../core/index.ts";
-import { dictEntries, parseOrderedJson, type Dict } from "./ordered-json.ts";
+import { dictEntries, parsePythonJson, type Dict } from "../../python-semantics/index.ts";
 
 /** `assets/tau2/`: tau2-bench's domain files (MIT, see LICENSE there). */
 export const TAU2_ASSETS = fileURLToPath(new URL("../../../assets/tau2/", import.meta.url));
@@ -23,7 +23,7 @@ export function readJsonAsset<T>(relative: string): T {
 
 /** A DB file, parsed keeping Python's dict order (see ordered-json.ts). */
 export function readDbAsset(relative: string): Record<string, unknown> {
-  return parseOrderedJson(readAsset(relative)) as Record<string, unknown>;
+  return parsePythonJson(readAsset(relative), { plainNumbers: true }) as Record<string, unknown>;
 }
 
 /** Loads once, on first use: environments are registered at start-up but most runs touch one domain. */

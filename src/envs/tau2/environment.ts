@@ -1,4 +1,4 @@
-import { PyError } from "./python.ts";
+import { PythonError } from "../../python-semantics/index.ts";
 import { CowStore, DbHasher, deepFreeze } from "./store.ts";
 import { bindArguments, exceptionText, findFunction, findTool, toJsonString, type ToolContext, type Toolkit, type ToolType } from "./toolkit.ts";
 import type { EnvFunctionCall, InitialState, Tau2Message, Tau2ToolCall } from "./types.ts";
@@ -63,9 +63,9 @@ export class Tau2Environment {
   /** tau2's `make_tool_call`: runs the tool, no sync; throws what the Python tool would raise. */
   makeToolCall(name: string, requestor: "user" | "assistant", args: unknown): unknown {
     const toolkit = this.toolkitFor(requestor);
-    if (!toolkit) throw new PyError("ValueError", requestor === "user" ? "User tools not available" : "Tools not available");
+    if (!toolkit) throw new PythonError("ValueError", requestor === "user" ? "User tools not available" : "Tools not available");
     const tool = findTool(toolkit, name);
-    if (!tool) throw new PyError("ValueError", `Tool '${name}' not found.`);
+    if (!tool) throw new PythonError("ValueError", `Tool '${name}' not found.`);
     return tool.run(this.context, bindArguments(toolkit.className, tool, args));
   }
 
@@ -76,7 +76,7 @@ export class Tau2Environment {
       this.sync();
       return { content: toJsonString(value, this.domain.floatKeys), error: false };
     } catch (error) {
-      if (!(error instanceof PyError)) throw error;
+      if (!(error instanceof PythonError)) throw error;
       return { content: `Error: ${exceptionText(error)}`, error: true };
     }
   }
@@ -88,9 +88,9 @@ export class Tau2Environment {
   /** Runs a task's environment function (setup action or assertion) and syncs. */
   runEnvFunctionCall(call: EnvFunctionCall): unknown {
     const toolkit = call.env_type === "user" ? this.domain.userTools : this.domain.tools;
-    if (!toolkit) throw new PyError("AttributeError", `'NoneType' object has no attribute '${call.func_name}'`);
+    if (!toolkit) throw new PythonError("AttributeError", `'NoneType' object has no attribute '${call.func_name}'`);
     const fn = findFunction(toolkit, call.func_name);
-    if (!fn) throw new PyError("AttributeError", `'${toolkit.className}' object has no attribute '${call.func_name}'`);
+    if (!fn) throw new PythonError("AttributeError", `'${toolkit.className}' object has no attribute '${call.func_name}'`);
     const result = fn.run(this.context, bindArguments(toolkit.className, fn, call.arguments ?? {}));
     this.sync();
     return result;
@@ -98,7 +98,7 @@ export class Tau2Environment {
 
   runEnvAssertion(assertion: EnvFunctionCall & { assert_value?: boolean }): boolean {
     const result = this.runEnvFunctionCall(assertion);
-    if (typeof result !== "boolean") throw new PyError("ValueError", `Function ${assertion.func_name} returned ${typeof result} instead of bool`);
+    if (typeof result !== "boolean") throw new PythonError("ValueError", `Function ${assertion.func_name} returned ${typeof result} instead of bool`);
     return result === (assertion.assert_value ?? true);
   }
 

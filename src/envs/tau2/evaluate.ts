@@ -1,5 +1,5 @@
 import { Tau2Environment, type Tau2Domain } from "./environment.ts";
-import { PyError, pyEquals } from "./python.ts";
+import { PythonError, pythonEquals } from "../../python-semantics/index.ts";
 import { exceptionText } from "./toolkit.ts";
 import { rewardBasis, type RewardType, type Tau2Action, type Tau2Message, type Tau2Task } from "./types.ts";
 
@@ -50,7 +50,7 @@ function evaluateEnvironment(domain: Tau2Domain, task: Tau2Task, basis: RewardTy
       gold.makeToolCall(action.name, action.requestor ?? "assistant", action.arguments);
     } catch (error) {
       // tau2 logs a failing gold action and goes on.
-      if (!(error instanceof PyError)) throw error;
+      if (!(error instanceof PythonError)) throw error;
     }
   }
   const dbMatch = gold.sameDatabases(predicted);
@@ -91,7 +91,7 @@ export function actionMatches(action: Tau2Action, call: { name: string; argument
   const keys = action.compare_args ?? Object.keys(call.arguments ?? {});
   if (keys.length === 0) return true;
   const pickKeys = (source: Record<string, unknown>): Row => Object.fromEntries(Object.entries(source ?? {}).filter(([key]) => keys.includes(key)));
-  return pyEquals(pickKeys(call.arguments), pickKeys(action.arguments));
+  return pythonEquals(pickKeys(call.arguments), pickKeys(action.arguments));
 }
 
 function dumpAction(action: Tau2Action): Row {
@@ -198,7 +198,7 @@ export function evaluateOrError(...args: Parameters<typeof evaluateSimulation>):
   try {
     return { reward_info: evaluateSimulation(...args), error: null };
   } catch (error) {
-    if (!(error instanceof PyError)) throw error;
+    if (!(error instanceof PythonError)) throw error;
     return { reward_info: null, error: `${error.pythonType}: ${exceptionText(error)}` };
   }
 }

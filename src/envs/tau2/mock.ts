@@ -1,6 +1,6 @@
 import { lazy, mapValues, pick, readJsonAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PyError, pyHasKey } from "./python.ts";
+import { PythonError, pythonHasKey } from "../../python-semantics/index.ts";
 import { deepFreeze } from "./store.ts";
 import { model, type Tau2Function, type ToolContext, type ToolType } from "./toolkit.ts";
 
@@ -27,24 +27,24 @@ function tool(name: string, type: ToolType, params: string[], run: Tau2Function[
 
 function table(root: Row, name: string, owner: string): Row {
   const value = root[name];
-  if (value === undefined) throw new PyError("AttributeError", `'${owner}' object has no attribute '${name}'`);
+  if (value === undefined) throw new PythonError("AttributeError", `'${owner}' object has no attribute '${name}'`);
   return value as Row;
 }
 
 function requireTask(context: ToolContext, taskId: unknown): Row {
   const tasks = table(context.agent.root, "tasks", "MockDB");
-  if (!pyHasKey(tasks, taskId)) throw new PyError("ValueError", `Task ${String(taskId)} not found`);
+  if (!pythonHasKey(tasks, taskId)) throw new PythonError("ValueError", `Task ${String(taskId)} not found`);
   return tasks[taskId as string] as Row;
 }
 
 function userStore(context: ToolContext) {
-  if (!context.user) throw new PyError("ValueError", "User tools not available");
+  if (!context.user) throw new PythonError("ValueError", "User tools not available");
   return context.user;
 }
 
 function requireNotification(context: ToolContext, notificationId: unknown): Row {
   const notifications = table(userStore(context).root, "notifications", "MockDB");
-  if (!pyHasKey(notifications, notificationId)) throw new PyError("ValueError", `Notification ${String(notificationId)} not found`);
+  if (!pythonHasKey(notifications, notificationId)) throw new PythonError("ValueError", `Notification ${String(notificationId)} not found`);
   return notifications[notificationId as string] as Row;
 }
 
@@ -55,7 +55,7 @@ const agentTools: Tau2Function[] = [
     ["user_id", "title", "description"],
     (context, { user_id, title, description }) => {
       const users = table(context.agent.root, "users", "MockDB");
-      if (!pyHasKey(users, user_id)) throw new PyError("ValueError", `User ${String(user_id)} not found`);
+      if (!pythonHasKey(users, user_id)) throw new PythonError("ValueError", `User ${String(user_id)} not found`);
       const taskId = `task_${Object.keys(table(context.agent.root, "tasks", "MockDB")).length + 1}`;
       const task = context.agent.own({ task_id: taskId, title, description: description ?? null, status: "pending" });
       context.agent.writable(["tasks"])[taskId] = task;

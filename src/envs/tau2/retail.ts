@@ -1,7 +1,7 @@
 import { lazy, mapValues, pick, readDbAsset } from "./data.ts";
-import { dictEntries, dictGet, dictValues } from "./ordered-json.ts";
+import { dictEntries, dictGet, dictValues } from "../../python-semantics/index.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PyError, pyCount, pyDumps, pyHasKey, pyIterate, pyLower, pyRound2 } from "./python.ts";
+import { PythonError, pythonCount, pythonJsonDumps, pythonHasKey, pythonIterate, pythonLower, pythonRound } from "../../python-semantics/index.ts";
 import { calculate } from "./calculate.ts";
 import { deepFreeze, type CowStore } from "./store.ts";
 import { model, type Tau2Function, type ToolContext, type ToolType } from "./toolkit.ts";
@@ -72,31 +72,31 @@ const db = (context: ToolContext): Row => context.agent.root;
 
 function getOrder(context: ToolContext, orderId: unknown): Row {
   const orders = db(context).orders;
-  if (!pyHasKey(orders, orderId)) throw new PyError("ValueError", "Order not found");
+  if (!pythonHasKey(orders, orderId)) throw new PythonError("ValueError", "Order not found");
   return dictGet(orders, orderId as string) as Row;
 }
 
 function getUser(context: ToolContext, userId: unknown): Row {
   const users = db(context).users;
-  if (!pyHasKey(users, userId)) throw new PyError("ValueError", "User not found");
+  if (!pythonHasKey(users, userId)) throw new PythonError("ValueError", "User not found");
   return dictGet(users, userId as string) as Row;
 }
 
 function getProduct(context: ToolContext, productId: unknown): Row {
   const products = db(context).products;
-  if (!pyHasKey(products, productId)) throw new PyError("ValueError", "Product not found");
+  if (!pythonHasKey(products, productId)) throw new PythonError("ValueError", "Product not found");
   return dictGet(products, productId as string) as Row;
 }
 
 function getVariant(context: ToolContext, productId: unknown, variantId: unknown): Row {
   const variants = getProduct(context, productId).variants;
-  if (!pyHasKey(variants, variantId)) throw new PyError("ValueError", "Variant not found");
+  if (!pythonHasKey(variants, variantId)) throw new PythonError("ValueError", "Variant not found");
   return dictGet(variants, variantId as string) as Row;
 }
 
 function getPaymentMethod(context: ToolContext, userId: unknown, paymentId: unknown): Row {
   const methods = getUser(context, userId).payment_methods as Row;
-  if (!pyHasKey(methods, paymentId)) throw new PyError("ValueError", "Payment method not found");
+  if (!pythonHasKey(methods, paymentId)) throw new PythonError("ValueError", "Payment method not found");
   return methods[paymentId as string] as Row;
 }
 
@@ -107,14 +107,14 @@ const isGiftCard = (method: Row): boolean => method.source === "gift_card";
 /** Raises like tau2 when a list holds more copies of an id than the order does (strings iterate per character). */
 function checkCounts(itemIds: unknown, order: Row, message: (itemId: unknown) => string): void {
   const all = (order.items as Row[]).map((item) => item.item_id);
-  for (const itemId of pyIterate(itemIds)) {
-    if (pyCount(itemIds, itemId) > pyCount(all, itemId)) throw new PyError("ValueError", message(itemId));
+  for (const itemId of pythonIterate(itemIds)) {
+    if (pythonCount(itemIds, itemId) > pythonCount(all, itemId)) throw new PythonError("ValueError", message(itemId));
   }
 }
 
 function pairs(left: unknown, right: unknown): [unknown, unknown][] {
-  const a = pyIterate(left);
-  const b = pyIterate(right);
+  const a = pythonIterate(left);
+  const b = pythonIterate(right);
   return a.slice(0, Math.min(a.length, b.length)).map((item, index) => [item, b[index]]);
 }
 
@@ -122,11 +122,11 @@ function pyLength(value: unknown): number {
   if (typeof value === "string") return Array.from(value).length;
   if (Array.isArray(value)) return value.length;
   if (value !== null && typeof value === "object") return Object.keys(value).length;
-  throw new PyError("TypeError", `object of type '${value === null ? "NoneType" : typeof value === "number" ? "int" : "bool"}' has no len()`);
+  throw new PythonError("TypeError", `object of type '${value === null ? "NoneType" : typeof value === "number" ? "int" : "bool"}' has no len()`);
 }
 
 function sortedIds(value: unknown): unknown[] {
-  return [...pyIterate(value)].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+  return [...pythonIterate(value)].sort((a, b) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
 }
 
 function tool(name: string, type: ToolType, params: string[], run: Tau2Function["run"]): Tau2Function {
@@ -140,8 +140,8 @@ const retailTools: Tau2Function[] = [
   tool("calculate", "generic", ["expression"], (_context, { expression }) => calculate(expression)),
   tool("cancel_pending_order", "write", ["order_id", "reason"], (context, { order_id, reason }) => {
     const order = getOrder(context, order_id);
-    if (order.status !== "pending") throw new PyError("ValueError", "Non-pending order cannot be cancelled");
-    if (reason !== "no longer needed" && reason !== "ordered by mistake") throw new PyError("ValueError", "Invalid reason");
+    if (order.status !== "pending") throw new PythonError("ValueError", "Non-pending order cannot be cancelled");
+    if (reason !== "no longer needed" && reason !== "ordered by mistake") throw new PythonError("ValueError", "Invalid reason");
     const refunds: Row[] = [];
     for (const payment of order.payment_history as Row[]) {
       const paymentId = payment.payment_method_id as string;
@@ -149,7 +149,7 @@ const retailTools: Tau2Function[] = [
       const method = getPaymentMethod(context, order.user_id, paymentId);
       if (isGiftCard(method)) {
         const card = writablePayment(context.agent, order.user_id as string, paymentId);
-        card.balance = pyRound2((card.balance as number) + (payment.amount as number));
+        card.balance = pythonRound((card.balance as number) + (payment.amount as number), 2);
       }
     }
     const target = writableOrder(context.agent, order_id as string);
@@ -160,21 +160,21 @@ const retailTools: Tau2Function[] = [
   }),
   tool("exchange_delivered_order_items", "write", ["order_id", "item_ids", "new_item_ids", "payment_method_id"], (context, args) => {
     const order = getOrder(context, args.order_id);
-    if (order.status !== "delivered") throw new PyError("ValueError", "Non-delivered order cannot be exchanged");
+    if (order.status !== "delivered") throw new PythonError("ValueError", "Non-delivered order cannot be exchanged");
     checkCounts(args.item_ids, order, (itemId) => `Number of ${itemId} not found.`);
-    if (pyLength(args.item_ids) !== pyLength(args.new_item_ids)) throw new PyError("ValueError", "The number of items to be exchanged should match.");
+    if (pyLength(args.item_ids) !== pyLength(args.new_item_ids)) throw new PythonError("ValueError", "The number of items to be exchanged should match.");
     let diff = 0;
     for (const [itemId, newItemId] of pairs(args.item_ids, args.new_item_ids)) {
       const item = (order.items as Row[]).find((candidate) => candidate.item_id === itemId);
-      if (!item) throw new PyError("ValueError", `Item ${itemId} not found`);
+      if (!item) throw new PythonError("ValueError", `Item ${itemId} not found`);
       const variant = getVariant(context, item.product_id, newItemId);
-      if (!variant.available) throw new PyError("ValueError", `New item ${newItemId} not found or available`);
+      if (!variant.available) throw new PythonError("ValueError", `New item ${newItemId} not found or available`);
       diff += (variant.price as number) - (item.price as number);
     }
-    diff = pyRound2(diff);
+    diff = pythonRound(diff, 2);
     const method = getPaymentMethod(context, order.user_id, args.payment_method_id);
     if (isGiftCard(method) && (method.balance as number) < diff) {
-      throw new PyError("ValueError", "Insufficient gift card balance to pay for the price difference");
+      throw new PythonError("ValueError", "Insufficient gift card balance to pay for the price difference");
     }
     const target = writableOrder(context.agent, args.order_id as string);
     target.status = "exchange requested";
@@ -187,35 +187,39 @@ const retailTools: Tau2Function[] = [
   tool("find_user_id_by_name_zip", "read", ["first_name", "last_name", "zip"], (context, { first_name, last_name, zip }) => {
     for (const [userId, user] of dictEntries(db(context).users) as [string, Row][]) {
       const name = user.name as Row;
-      if (pyLower(name.first_name) === pyLower(first_name) && pyLower(name.last_name) === pyLower(last_name) && (user.address as Row).zip === zip) {
+      if (
+        pythonLower(name.first_name) === pythonLower(first_name) &&
+        pythonLower(name.last_name) === pythonLower(last_name) &&
+        (user.address as Row).zip === zip
+      ) {
         return userId;
       }
     }
-    throw new PyError("ValueError", "User not found");
+    throw new PythonError("ValueError", "User not found");
   }),
   tool("find_user_id_by_email", "read", ["email"], (context, { email }) => {
     for (const [userId, user] of dictEntries(db(context).users) as [string, Row][]) {
-      if (pyLower(user.email) === pyLower(email)) return userId;
+      if (pythonLower(user.email) === pythonLower(email)) return userId;
     }
-    throw new PyError("ValueError", "User not found");
+    throw new PythonError("ValueError", "User not found");
   }),
   tool("get_order_details", "read", ["order_id"], (context, { order_id }) => model(getOrder(context, order_id))),
   tool("get_product_details", "read", ["product_id"], (context, { product_id }) => model(getProduct(context, product_id))),
   tool("get_item_details", "read", ["item_id"], (context, { item_id }) => {
     for (const product of dictValues(db(context).products) as Row[]) {
-      if (pyHasKey(product.variants, item_id)) return model(dictGet(product.variants, item_id as string));
+      if (pythonHasKey(product.variants, item_id)) return model(dictGet(product.variants, item_id as string));
     }
-    throw new PyError("ValueError", "Item not found");
+    throw new PythonError("ValueError", "Item not found");
   }),
   tool("get_user_details", "read", ["user_id"], (context, { user_id }) => model(getUser(context, user_id))),
   tool("list_all_product_types", "read", [], (context) => {
     const names: Row = {};
     for (const product of dictValues(db(context).products) as Row[]) names[product.name as string] = product.product_id;
-    return pyDumps(names, { sortKeys: true });
+    return pythonJsonDumps(names, { ensureAscii: true, sortKeys: true });
   }),
   tool("modify_pending_order_address", "write", ["order_id", ...ADDRESS_PARAMS], (context, args) => {
     const order = getOrder(context, args.order_id);
-    if (!String(order.status).includes("pending")) throw new PyError("ValueError", "Non-pending order cannot be modified");
+    if (!String(order.status).includes("pending")) throw new PythonError("ValueError", "Non-pending order cannot be modified");
     const target = writableOrder(context.agent, args.order_id as string);
     target.address = newAddress(args);
     return model(target);
@@ -230,12 +234,12 @@ const retailTools: Tau2Function[] = [
   }),
   tool("return_delivered_order_items", "write", ["order_id", "item_ids", "payment_method_id"], (context, args) => {
     const order = getOrder(context, args.order_id);
-    if (order.status !== "delivered") throw new PyError("ValueError", "Non-delivered order cannot be returned");
+    if (order.status !== "delivered") throw new PythonError("ValueError", "Non-delivered order cannot be returned");
     const user = getUser(context, order.user_id);
     const method = getPaymentMethod(context, user.user_id, args.payment_method_id);
     const firstPayment = (order.payment_history as Row[])[0] as Row;
     if (!isGiftCard(method) && args.payment_method_id !== firstPayment.payment_method_id) {
-      throw new PyError("ValueError", "Payment method should be the original payment method");
+      throw new PythonError("ValueError", "Payment method should be the original payment method");
     }
     checkCounts(args.item_ids, order, () => "Some item not found");
     const target = writableOrder(context.agent, args.order_id as string);
@@ -249,21 +253,21 @@ const retailTools: Tau2Function[] = [
 
 function modifyItems(context: ToolContext, args: Row): unknown {
   const order = getOrder(context, args.order_id);
-  if (order.status !== "pending") throw new PyError("ValueError", "Non-pending order cannot be modified");
+  if (order.status !== "pending") throw new PythonError("ValueError", "Non-pending order cannot be modified");
   checkCounts(args.item_ids, order, (itemId) => `${itemId} not found`);
-  if (pyLength(args.item_ids) !== pyLength(args.new_item_ids)) throw new PyError("ValueError", "The number of items to be exchanged should match");
+  if (pyLength(args.item_ids) !== pyLength(args.new_item_ids)) throw new PythonError("ValueError", "The number of items to be exchanged should match");
   let diff = 0;
   let variant: Row | null = null;
   for (const [itemId, newItemId] of pairs(args.item_ids, args.new_item_ids)) {
-    if (itemId === newItemId) throw new PyError("ValueError", "The new item id should be different from the old item id");
+    if (itemId === newItemId) throw new PythonError("ValueError", "The new item id should be different from the old item id");
     const item = (order.items as Row[]).find((candidate) => candidate.item_id === itemId);
-    if (!item) throw new PyError("ValueError", `Item ${itemId} not found`);
+    if (!item) throw new PythonError("ValueError", `Item ${itemId} not found`);
     variant = getVariant(context, item.product_id, newItemId);
-    if (!variant.available) throw new PyError("ValueError", `New item ${newItemId} not found or available`);
+    if (!variant.available) throw new PythonError("ValueError", `New item ${newItemId} not found or available`);
     diff += (variant.price as number) - (item.price as number);
   }
   const method = getPaymentMethod(context, order.user_id, args.payment_method_id);
-  if (isGiftCard(method) && (method.balance as number) < diff) throw new PyError("ValueError", "Insufficient gift card balance to pay for the new item");
+  if (isGiftCard(method) && (method.balance as number) < diff) throw new PythonError("ValueError", "Insufficient gift card balance to pay for the new item");
   const target = writableOrder(context.agent, args.order_id as string);
   // tau2 stores abs(diff) unrounded, so float noise reaches payment_history.
   target.payment_history = [
@@ -272,13 +276,13 @@ function modifyItems(context: ToolContext, args: Row): unknown {
   ];
   if (isGiftCard(method)) {
     const card = writablePayment(context.agent, order.user_id as string, args.payment_method_id as string);
-    card.balance = pyRound2((card.balance as number) - diff);
+    card.balance = pythonRound((card.balance as number) - diff, 2);
   }
   // tau2 gives every modified item the price and options of the last new variant looked up.
   const items = (target.items as Row[]).map((item) => ({ ...item }));
   for (const [itemId, newItemId] of pairs(args.item_ids, args.new_item_ids)) {
     const item = items.find((candidate) => candidate.item_id === itemId);
-    if (!item) throw new PyError("ValueError", `Item ${itemId} not found`);
+    if (!item) throw new PythonError("ValueError", `Item ${itemId} not found`);
     item.item_id = newItemId;
     item.price = variant?.price;
     item.options = variant?.options;
@@ -290,16 +294,17 @@ function modifyItems(context: ToolContext, args: Row): unknown {
 
 function modifyPayment(context: ToolContext, args: Row): unknown {
   const order = getOrder(context, args.order_id);
-  if (!String(order.status).includes("pending")) throw new PyError("ValueError", "Non-pending order cannot be modified");
+  if (!String(order.status).includes("pending")) throw new PythonError("ValueError", "Non-pending order cannot be modified");
   const method = getPaymentMethod(context, order.user_id, args.payment_method_id);
   const history = order.payment_history as Row[];
   if (history.length !== 1 || (history[0] as Row).transaction_type !== "payment") {
-    throw new PyError("ValueError", "There should be exactly one payment for a pending order");
+    throw new PythonError("ValueError", "There should be exactly one payment for a pending order");
   }
   const first = history[0] as Row;
-  if (first.payment_method_id === args.payment_method_id) throw new PyError("ValueError", "The new payment method should be different from the current one");
+  if (first.payment_method_id === args.payment_method_id)
+    throw new PythonError("ValueError", "The new payment method should be different from the current one");
   const amount = first.amount as number;
-  if (isGiftCard(method) && (method.balance as number) < amount) throw new PyError("ValueError", "Insufficient gift card balance to pay for the order");
+  if (isGiftCard(method) && (method.balance as number) < amount) throw new PythonError("ValueError", "Insufficient gift card balance to pay for the order");
   const target = writableOrder(context.agent, args.order_id as string);
   target.payment_history = [
     ...history,
@@ -309,12 +314,12 @@ function modifyPayment(context: ToolContext, args: Row): unknown {
   const userId = order.user_id as string;
   if (isGiftCard(method)) {
     const card = writablePayment(context.agent, userId, args.payment_method_id as string);
-    card.balance = pyRound2((card.balance as number) - amount);
+    card.balance = pythonRound((card.balance as number) - amount, 2);
   }
   const oldMethod = getPaymentMethod(context, userId, first.payment_method_id);
   if (isGiftCard(oldMethod)) {
     const card = writablePayment(context.agent, userId, first.payment_method_id as string);
-    card.balance = pyRound2((card.balance as number) + amount);
+    card.balance = pythonRound((card.balance as number) + amount, 2);
   }
   return model(target);
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { PyFloat, pyDumps, type DumpOptions } from "./python.ts";
+import { PythonFloat, pythonJsonDumps, type PythonDumpsOptions } from "../../python-semantics/index.ts";
 
 /**
  * Copy-on-write database for one episode. The loaded database is deep-frozen and shared by every episode;
@@ -73,7 +73,7 @@ export class CowStore {
 export class DbHasher {
   private readonly cache = new WeakMap<object, string>();
 
-  constructor(private readonly options: DumpOptions) {}
+  constructor(private readonly options: PythonDumpsOptions) {}
 
   hash(root: unknown): string {
     return createHash("sha256").update(this.dump(root, false), "utf8").digest("hex");
@@ -86,7 +86,7 @@ export class DbHasher {
    */
   equal(left: unknown, right: unknown, asFloat = false): boolean {
     if (left === right) return true;
-    const isNode = (value: unknown) => value !== null && typeof value === "object" && !(value instanceof PyFloat);
+    const isNode = (value: unknown) => value !== null && typeof value === "object" && !(value instanceof PythonFloat);
     if (!isNode(left) || !isNode(right)) return this.dump(left, asFloat) === this.dump(right, asFloat);
     if (Array.isArray(left) || Array.isArray(right)) {
       if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
@@ -102,8 +102,8 @@ export class DbHasher {
   }
 
   dump(value: unknown, asFloat: boolean): string {
-    if (value === null || typeof value !== "object" || value instanceof PyFloat) {
-      return pyDumps(asFloat && typeof value === "number" ? new PyFloat(value) : value, this.options);
+    if (value === null || typeof value !== "object" || value instanceof PythonFloat) {
+      return pythonJsonDumps(asFloat && typeof value === "number" ? new PythonFloat(value) : value, { ...this.options, ensureAscii: true });
     }
     const frozen = Object.isFrozen(value);
     if (frozen) {
@@ -119,7 +119,7 @@ export class DbHasher {
       text =
         entries.length === 0
           ? "{}"
-          : `{${entries.map(([key, item]) => `${pyDumps(key)}: ${this.dump(item, this.options.floatKeys?.has(key) ?? false)}`).join(", ")}}`;
+          : `{${entries.map(([key, item]) => `${pythonJsonDumps(key, { ensureAscii: true })}: ${this.dump(item, this.options.floatKeys?.has(key) ?? false)}`).join(", ")}}`;
     }
     if (frozen) this.cache.set(value, text);
     return text;

@@ -1,4 +1,4 @@
-import { PyError, floatRepr, pyRound2 } from "./python.ts";
+import { PythonError, pythonFloatRepr, pythonRound } from "../../python-semantics/index.ts";
 import type { CowStore } from "./store.ts";
 import type { Tau2Function, ToolContext, ToolType } from "./toolkit.ts";
 
@@ -83,7 +83,7 @@ class Phone {
     const ranges: Record<string, [number, number]> = { "2G": [0.1, 0.4], "3G": [1.0, 5.0], "4G": [10.0, 100.0], "5G": [50.0, 500.0], none: [0, 0] };
     const [low, high] = ranges[device.network_technology_connected as string] ?? [0, 0];
     const signals: Record<string, number> = { poor: 0.2, fair: 0.5, good: 0.8, excellent: 1.0, none: 0 };
-    const speed = pyRound2(((low + high) / 2.0) * (signals[device.network_signal_strength as string] ?? 0) * factor);
+    const speed = pythonRound(((low + high) / 2.0) * (signals[device.network_signal_strength as string] ?? 0) * factor, 2);
     const description = speed < 1 ? "Very Poor" : speed < 5 ? "Poor" : speed < 25 ? "Fair" : speed < 100 ? "Good" : "Excellent";
     return [speed, description];
   }
@@ -147,7 +147,7 @@ class Phone {
 }
 
 const phone = (context: ToolContext): Phone => {
-  if (!context.user) throw new PyError("ValueError", "User tools not available");
+  if (!context.user) throw new PythonError("ValueError", "User tools not available");
   return new Phone(context.user);
 };
 const onOff = (value: boolean) => (value ? "ON" : "OFF");
@@ -325,14 +325,14 @@ export const telecomUserTools: Tau2Function[] = [
   fn("check_payment_request", "read", [], (device) => {
     const request = device.surroundings.payment_request as Row | null;
     return request
-      ? `You have a payment request for bill ${request.bill_id} of ${floatRepr(request.amount_due as number)} USD.`
+      ? `You have a payment request for bill ${request.bill_id} of ${pythonFloatRepr(request.amount_due as number)} USD.`
       : "No payment request has been made.";
   }),
   fn("make_payment", "write", [], (device) => {
     const request = device.surroundings.payment_request as Row | null;
     if (!request) return "You do not have a payment request.";
     device.setSurroundings({ payment_request: device.own({ ...request, paid: true }) });
-    return `Payment of ${floatRepr(request.amount_due as number)} USD has been made for bill ${request.bill_id}.`;
+    return `Payment of ${pythonFloatRepr(request.amount_due as number)} USD has been made for bill ${request.bill_id}.`;
   }),
 ];
 

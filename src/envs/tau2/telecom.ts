@@ -1,6 +1,6 @@
 import { lazy, readAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PyError, pyLower } from "./python.ts";
+import { PythonError, pythonLower } from "../../python-semantics/index.ts";
 import { deepFreeze, type CowStore } from "./store.ts";
 import { normalizeTelecomAgent, normalizeTelecomUser } from "./telecom-data.ts";
 import { Phone, telecomUserTools } from "./telecom-device.ts";
@@ -22,7 +22,7 @@ const rows = (context: ToolContext, table: string) => context.agent.root[table] 
 
 function findIndex(context: ToolContext, table: string, key: string, id: unknown, label: string): number {
   const index = rows(context, table).findIndex((row) => row[key] === id);
-  if (index < 0) throw new PyError("ValueError", `${label} ${String(id)} not found`);
+  if (index < 0) throw new PythonError("ValueError", `${label} ${String(id)} not found`);
   return index;
 }
 
@@ -37,7 +37,7 @@ const writableRow = (store: CowStore, table: string, index: number): Row => stor
 function targetLineIndex(context: ToolContext, customerId: unknown, lineId: unknown): number {
   const customer = getCustomer(context, customerId);
   if (!(customer.line_ids as unknown[]).includes(lineId))
-    throw new PyError("ValueError", `Line ${String(lineId)} not found for customer ${String(customerId)}`);
+    throw new PythonError("ValueError", `Line ${String(lineId)} not found for customer ${String(customerId)}`);
   return findIndex(context, "lines", "line_id", lineId, "Line with ID");
 }
 
@@ -46,7 +46,7 @@ function customerByPhone(context: ToolContext, phone: unknown): Row {
     if (customer.phone_number === phone) return customer;
     for (const lineId of customer.line_ids as string[]) if (getLine(context, lineId).phone_number === phone) return customer;
   }
-  throw new PyError("ValueError", `Customer with phone number ${String(phone)} not found`);
+  throw new PythonError("ValueError", `Customer with phone number ${String(phone)} not found`);
 }
 
 const awaitingPayment = (context: ToolContext, customer: Row) =>
@@ -68,22 +68,23 @@ const agentTools: Tau2Function[] = [
   tool("get_customer_by_id", "read", ["customer_id"], (context, { customer_id }) => model(getCustomer(context, customer_id))),
   tool("get_customer_by_name", "read", ["full_name", "dob"], (context, { full_name, dob }) =>
     rows(context, "customers")
-      .filter((customer) => pyLower(customer.full_name) === pyLower(full_name) && customer.date_of_birth === dob)
+      .filter((customer) => pythonLower(customer.full_name) === pythonLower(full_name) && customer.date_of_birth === dob)
       .map(model),
   ),
   tool("get_details_by_id", "read", ["id"], (context, { id }) => {
     const text = typeof id === "string" ? id : "";
-    if (typeof id !== "string") throw new PyError("AttributeError", `'${typeof id === "number" ? "int" : "NoneType"}' object has no attribute 'startswith'`);
+    if (typeof id !== "string")
+      throw new PythonError("AttributeError", `'${typeof id === "number" ? "int" : "NoneType"}' object has no attribute 'startswith'`);
     if (text.startsWith("L")) return model(getLine(context, id));
     if (text.startsWith("D")) return model(getDevice(context, id));
     if (text.startsWith("B")) return model(getBill(context, id));
     if (text.startsWith("C")) return model(getCustomer(context, id));
     if (text.startsWith("P")) return model(getPlan(context, id));
-    throw new PyError("ValueError", `Unknown ID format or type: ${text}`);
+    throw new PythonError("ValueError", `Unknown ID format or type: ${text}`);
   }),
   tool("suspend_line", "write", ["customer_id", "line_id", "reason"], (context, args) => {
     const index = targetLineIndex(context, args.customer_id, args.line_id);
-    if ((rows(context, "lines")[index] as Row).status !== "Active") throw new PyError("ValueError", "Line must be active to suspend");
+    if ((rows(context, "lines")[index] as Row).status !== "Active") throw new PythonError("ValueError", "Line must be active to suspend");
     const line = writableRow(context.agent, "lines", index);
     Object.assign(line, { status: "Suspended", suspension_start_date: TODAY });
     return { message: "Line suspended successfully. $5/month holding fee will apply.", line: model(line) };
@@ -91,7 +92,7 @@ const agentTools: Tau2Function[] = [
   tool("resume_line", "write", ["customer_id", "line_id"], (context, args) => {
     const index = targetLineIndex(context, args.customer_id, args.line_id);
     const status = (rows(context, "lines")[index] as Row).status;
-    if (status !== "Suspended" && status !== "Pending Activation") throw new PyError("ValueError", "Line must be suspended to resume");
+    if (status !== "Suspended" && status !== "Pending Activation") throw new PythonError("ValueError", "Line must be suspended to resume");
     const line = writableRow(context.agent, "lines", index);
     Object.assign(line, { status: "Active", suspension_start_date: null });
     return { message: "Line resumed successfully", line: model(line) };
@@ -113,9 +114,9 @@ const agentTools: Tau2Function[] = [
   ),
   tool("send_payment_request", "write", ["customer_id", "bill_id"], (context, { customer_id, bill_id }) => {
     const customer = getCustomer(context, customer_id);
-    if (awaitingPayment(context, customer).length !== 0) throw new PyError("ValueError", "A bill is already awaiting payment for this customer");
+    if (awaitingPayment(context, customer).length !== 0) throw new PythonError("ValueError", "A bill is already awaiting payment for this customer");
     if (!(customer.bill_ids as unknown[]).includes(bill_id))
-      throw new PyError("ValueError", `Bill ${String(bill_id)} not found for customer ${String(customer_id)}`);
+      throw new PythonError("ValueError", `Bill ${String(bill_id)} not found for customer ${String(customer_id)}`);
     const index = findIndex(context, "bills", "bill_id", bill_id, "Bill with ID");
     writableRow(context.agent, "bills", index).status = "Awaiting Payment";
     return `Payment request sent to the customer for bill ${String(bill_id)}`;
@@ -137,7 +138,7 @@ const agentTools: Tau2Function[] = [
   tool("refuel_data", "write", ["customer_id", "line_id", "gb_amount"], (context, { customer_id, line_id, gb_amount }) => {
     const index = targetLineIndex(context, customer_id, line_id);
     const amount = gb_amount as number;
-    if (amount <= 0) throw new PyError("ValueError", "Refuel amount must be positive");
+    if (amount <= 0) throw new PythonError("ValueError", "Refuel amount must be positive");
     const plan = getPlan(context, (rows(context, "lines")[index] as Row).plan_id);
     const rate = plan.data_refueling_price_per_gb as number;
     const charge = amount * rate;
@@ -161,7 +162,7 @@ function pyStr(value: number): string {
 function applyCharge(context: ToolContext, customerId: unknown, amount: number, description: string): void {
   const customer = getCustomer(context, customerId);
   const draftId = (customer.bill_ids as string[]).find((id) => getBill(context, id).status === "Draft");
-  if (!draftId) throw new PyError("ValueError", "no draft bill to add the charge to (tau2 would create one with a random id)");
+  if (!draftId) throw new PythonError("ValueError", "no draft bill to add the charge to (tau2 would create one with a random id)");
   const bill = writableRow(context.agent, "bills", findIndex(context, "bills", "bill_id", draftId, "Bill with ID"));
   bill.line_items = [...(bill.line_items as Row[]), { description, amount, date: TODAY, item_type: amount < 0 ? "Credit" : "Charge" }];
   bill.total_due = (bill.total_due as number) + amount;
@@ -175,12 +176,12 @@ const agentFunctions: Tau2Function[] = [
   tool("suspend_line_for_overdue_bill", "write", ["customer_id", "line_id", "new_bill_id", "contract_ended"], (context, args) => {
     const lineIndex = findIndex(context, "lines", "line_id", args.line_id, "Line with ID");
     const line = rows(context, "lines")[lineIndex] as Row;
-    if (line.status !== "Active") throw new PyError("ValueError", "Line must be active to suspend for unpaid bill");
+    if (line.status !== "Active") throw new PythonError("ValueError", "Line must be active to suspend for unpaid bill");
     const amount = getPlan(context, line.plan_id).price_per_month as number;
-    if (amount <= 0) throw new PyError("ValueError", "Amount must be positive for overdue bill");
+    if (amount <= 0) throw new PythonError("ValueError", "Amount must be positive for overdue bill");
     const customer = getCustomer(context, args.customer_id);
     if ((customer.bill_ids as string[]).some((id) => getBill(context, id).status === "Overdue"))
-      throw new PyError("ValueError", "Customer already has an overdue bill");
+      throw new PythonError("ValueError", "Customer already has an overdue bill");
     // tau2's fixed clock: today 2025-02-25, so the overdue bill covers January 2025.
     const bill = context.agent.own({
       bill_id: args.new_bill_id,
@@ -217,7 +218,7 @@ const agentFunctions: Tau2Function[] = [
 
 function lineByPhone(context: ToolContext, phone: unknown): Row {
   const line = rows(context, "lines").find((row) => row.phone_number === phone);
-  if (!line) throw new PyError("ValueError", `Line with phone number ${String(phone)} not found`);
+  if (!line) throw new PythonError("ValueError", `Line with phone number ${String(phone)} not found`);
   return line;
 }
 

@@ -1,4 +1,4 @@
-import { PyError, PyFloat, floatRepr, pyDumps, pyTypeName } from "./python.ts";
+import { PythonError, PythonFloat, pythonFloatRepr, pythonJsonDumps, pythonTypeName } from "../../python-semantics/index.ts";
 import type { CowStore } from "./store.ts";
 
 /** tau2's tool kinds (`ToolType`), reported in each action check as `tool_type`. */
@@ -42,11 +42,11 @@ export function findFunction(toolkit: Toolkit, name: string): Tau2Function | und
 export function bindArguments(className: string, fn: Tau2Function, args: unknown): Record<string, unknown> {
   const qualified = `${className}.${fn.name}()`;
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
-    throw new PyError("TypeError", `${qualified} argument after ** must be a mapping, not ${pyTypeName(args)}`);
+    throw new PythonError("TypeError", `${qualified} argument after ** must be a mapping, not ${pythonTypeName(args)}`);
   }
   const given = args as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (!fn.params.includes(key)) throw new PyError("TypeError", `${qualified} got an unexpected keyword argument '${key}'`);
+    if (!fn.params.includes(key)) throw new PythonError("TypeError", `${qualified} got an unexpected keyword argument '${key}'`);
   }
   const missing = fn.params.filter((param) => !Object.hasOwn(given, param) && !(fn.defaults && Object.hasOwn(fn.defaults, param)));
   if (missing.length > 0) {
@@ -54,7 +54,7 @@ export function bindArguments(className: string, fn: Tau2Function, args: unknown
     const list =
       quoted.length === 1 ? quoted[0] : quoted.length === 2 ? `${quoted[0]} and ${quoted[1]}` : `${quoted.slice(0, -1).join(", ")}, and ${quoted.at(-1)}`;
     const noun = missing.length === 1 ? "argument" : "arguments";
-    throw new PyError("TypeError", `${qualified} missing ${missing.length} required positional ${noun}: ${list}`);
+    throw new PythonError("TypeError", `${qualified} missing ${missing.length} required positional ${noun}: ${list}`);
   }
   const bound: Record<string, unknown> = {};
   for (const param of fn.params) bound[param] = Object.hasOwn(given, param) ? given[param] : fn.defaults?.[param];
@@ -74,22 +74,22 @@ export const model = (value: unknown): ModelValue => new ModelValue(value);
  */
 export function toJsonString(value: unknown, floatKeys: ReadonlySet<string>): string {
   if (typeof value === "string") return value;
-  return pyDumps(processValue(value), { floatKeys });
+  return pythonJsonDumps(processValue(value), { ensureAscii: true, floatKeys });
 }
 
 function processValue(value: unknown): unknown {
   if (value instanceof ModelValue) return value.value;
   if (value === null || value === undefined || typeof value === "string") return value ?? null;
   if (typeof value === "boolean") return value ? "True" : "False";
-  if (typeof value === "number") return pyDumps(value);
-  if (value instanceof PyFloat) return floatRepr(value.value);
+  if (typeof value === "number") return pythonJsonDumps(value, { ensureAscii: true });
+  if (value instanceof PythonFloat) return pythonFloatRepr(value.value);
   if (Array.isArray(value)) return value.map(processValue);
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, processValue(item)]));
 }
 
 /** Converts a thrown value into the text after `Error: ` (Python's `str(exception)`). */
 export function exceptionText(error: unknown): string {
-  if (error instanceof PyError) return error.message;
+  if (error instanceof PythonError) return error.message;
   if (error instanceof Error) return error.message;
   return String(error);
 }

@@ -1,15 +1,9 @@
 /**
- * JSON exactly as Python sees it. `parsePythonJson` keeps what `JSON.parse` loses and Python's
- * `json.loads` keeps: integral float lexemes (`100.0` stays a float), integers beyond 2^53, and the file
- * order of integer-like object keys. `pythonJsonDumps` writes values as Python's `json.dumps` does
- * (separators `", "`/`": "`, `ensure_ascii`, float `repr`), which is what transformers' `tojson` filter
- * and the SFT normalisation of tool-call arguments produce.
+ * JSON exactly as Python sees it. Parsing keeps what `JSON.parse` loses and `json.loads` keeps (integral
+ * float lexemes such as `100.0`, integers beyond 2^53, the file order of integer-like object keys);
+ * `pythonJsonDumps` writes values as `json.dumps` does, with its options.
  */
-
-/** A JSON number that Python reads as a float although its value is integral (e.g. `100.0`, `1e3`). */
-export class PythonFloat {
-  constructor(readonly value: number) {}
-}
+import { PythonFloat, pythonJsonFloat } from "./float.ts";
 
 export type PythonJsonValue =
   null | boolean | number | bigint | string | PythonFloat | PythonJsonValue[] | Map<string, PythonJsonValue> | { [key: string]: PythonJsonValue };
@@ -18,9 +12,17 @@ export class PythonJsonSyntaxError extends Error {}
 
 const integerKey = /^(0|[1-9][0-9]*)$/;
 
-/** Parses JSON text; objects with integer-like keys become Maps so that their order survives. */
-export function parsePythonJson(text: string): PythonJsonValue {
-  const parser = new Parser(text);
+export interface ParseOptions {
+  /** Numbers as plain JavaScript numbers (callers that know their float fields by name), no PythonFloat or bigint. */
+  plainNumbers?: boolean;
+}
+
+/**
+ * Parses JSON text as `json.loads` sees it: objects with integer-like keys become Maps so that their
+ * file order survives; integral float lexemes stay `PythonFloat`s and big integers `bigint`s.
+ */
+export function parsePythonJson(text: string, options: ParseOptions = {}): PythonJsonValue {
+  const parser = new Parser(text, options.plainNumbers ?? false);
   parser.skipWhitespace();
   const value = parser.value();
   parser.skipWhitespace();
@@ -30,7 +32,10 @@ export function parsePythonJson(text: string): PythonJsonValue {
 
 class Parser {
   position = 0;
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly plainNumbers: boolean,
+  ) {}
 
   fail(message: string): never {
     throw new PythonJsonSyntaxError(`${message} at character ${this.position}`);
@@ -103,6 +108,7 @@ class Parser {
     this.position += found[0].length;
     const lexeme = found[0];
     const value = Number(lexeme);
+    if (this.plainNumbers) return value;
     if (found[2] === undefined && found[3] === undefined) {
       if (Number.isSafeInteger(value)) return Object.is(value, -0) ? 0 : value;
       return BigInt(lexeme);
@@ -163,40 +169,17 @@ class Parser {
   }
 }
 
-/** Python `repr(float)`: shortest round-trip digits, `.0` on integral values, exponent below 1e-4 or from 1e16. */
-export function formatPythonFloat(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Number.POSITIVE_INFINITY) return "Infinity";
-  if (value === Number.NEGATIVE_INFINITY) return "-Infinity";
-  if (value === 0) return Object.is(value, -0) ? "-0.0" : "0.0";
-  const sign = value < 0 ? "-" : "";
-  const [mantissa, exponentText] = Math.abs(value).toExponential().split("e");
-  const digits = mantissa.replace(".", "");
-  const exponent = Number(exponentText);
-  const pointPosition = exponent + 1; // value = 0.DIGITS × 10^pointPosition
-  if (pointPosition <= -4 || pointPosition > 16) {
-    const body = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    const magnitude = Math.abs(exponent).toString().padStart(2, "0");
-    return `${sign}${body}e${exponent < 0 ? "-" : "+"}${magnitude}`;
-  }
-  if (pointPosition <= 0) return `${sign}0.${"0".repeat(-pointPosition)}${digits}`;
-  if (pointPosition >= digits.length) return `${sign}${digits}${"0".repeat(pointPosition - digits.length)}.0`;
-  return `${sign}${digits.slice(0, pointPosition)}.${digits.slice(pointPosition)}`;
-}
-
 export interface PythonDumpsOptions {
+  /**
+   * `ensure_ascii`. Default false, unlike `json.dumps`: most callers reproduce transformers' `tojson` and
+   * the SFT files, which write UTF-8; tau2's tool outputs pass true as their `json.dumps` calls leave it.
+   */
   ensureAscii?: boolean;
   indent?: number | null;
   separators?: [string, string] | null;
   sortKeys?: boolean;
-}
-
-/** Python `json.dumps(value, ensure_ascii=False)` by default (transformers' `tojson`). */
-export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}): string {
-  const indent = options.indent ?? null;
-  const [itemSeparator, keySeparator] = options.separators ?? (indent === null ? [", ", ": "] : [",", ": "]);
-  const settings = { ensureAscii: options.ensureAscii ?? false, indent, itemSeparator, keySeparator, sortKeys: options.sortKeys ?? false };
-  return dumpValue(value, settings, 0);
+  /** Object keys whose integral numbers are Python floats (model fields declared `float`, e.g. `price`). */
+  floatKeys?: ReadonlySet<string>;
 }
 
 interface DumpSettings {
@@ -205,46 +188,86 @@ interface DumpSettings {
   itemSeparator: string;
   keySeparator: string;
   sortKeys: boolean;
+  floatKeys: ReadonlySet<string> | null;
+}
+
+/** Python's `json.dumps(value, ...)` (ensure_ascii aside, see above; default separators `", "`/`": "`, or `","`/`": "` with an indent). */
+export function pythonJsonDumps(value: unknown, options: PythonDumpsOptions = {}): string {
+  const indent = options.indent ?? null;
+  const [itemSeparator, keySeparator] = options.separators ?? (indent === null ? [", ", ": "] : [",", ": "]);
+  const settings: DumpSettings = {
+    ensureAscii: options.ensureAscii ?? false,
+    indent,
+    itemSeparator,
+    keySeparator,
+    sortKeys: options.sortKeys ?? false,
+    floatKeys: options.floatKeys ?? null,
+  };
+  return dumpValue(value, settings, 0, false);
 }
 
 function dumpString(text: string, ensureAscii: boolean): string {
+  // JSON.stringify writes \" \\ \b \f \n \r \t and \u00xx for other controls, as Python does; with
+  // ensure_ascii Python also escapes DEL and everything above it, one UTF-16 unit at a time.
   const quoted = JSON.stringify(text);
   if (!ensureAscii) return quoted;
-  return quoted.replace(/[^\u0000-\u007f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return quoted.replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-function dumpValue(value: unknown, settings: DumpSettings, depth: number): string {
+function dumpNumber(value: number, asFloat: boolean): string {
+  if (asFloat || !Number.isInteger(value)) return pythonJsonFloat(value);
+  return Number.isSafeInteger(value) ? String(value + 0) : BigInt(value).toString();
+}
+
+function dumpValue(value: unknown, settings: DumpSettings, depth: number, asFloat: boolean): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return dumpString(value, settings.ensureAscii);
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "bigint") return value.toString();
-  if (typeof value === "number") return Number.isInteger(value) ? BigInt(value).toString() : formatPythonFloat(value);
-  if (value instanceof PythonFloat) return formatPythonFloat(value.value);
+  if (typeof value === "number") return dumpNumber(value, asFloat);
+  if (value instanceof PythonFloat) return pythonJsonFloat(value.value);
   const newline = settings.indent === null ? "" : `\n${" ".repeat(settings.indent * (depth + 1))}`;
   const closing = settings.indent === null ? "" : `\n${" ".repeat(settings.indent * depth)}`;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
-    const items = value.map((item) => dumpValue(item, settings, depth + 1));
+    const items = value.map((item) => dumpValue(item, settings, depth + 1, asFloat));
     return `[${newline}${items.join(settings.itemSeparator + newline)}${closing}]`;
   }
   let entries: [string, unknown][] = value instanceof Map ? [...(value as Map<string, unknown>).entries()] : Object.entries(value as object);
   if (entries.length === 0) return "{}";
-  if (settings.sortKeys) entries = entries.sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0));
-  const items = entries.map(([key, item]) => `${dumpString(key, settings.ensureAscii)}${settings.keySeparator}${dumpValue(item, settings, depth + 1)}`);
+  if (settings.sortKeys) entries = entries.sort(([left], [right]) => comparePythonStrings(left, right));
+  const items = entries.map(
+    ([key, item]) =>
+      `${dumpString(key, settings.ensureAscii)}${settings.keySeparator}${dumpValue(item, settings, depth + 1, settings.floatKeys?.has(key) ?? false)}`,
+  );
   return `{${newline}${items.join(settings.itemSeparator + newline)}${closing}}`;
 }
 
-/** Python's `str.isspace` characters, the set `str.strip()` removes without an argument. */
-const pythonWhitespace = new Set(
-  "\t\n\u000b\u000c\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000",
-);
+/** Python's str ordering (code points), which differs from UTF-16 order only outside the BMP. */
+export function comparePythonStrings(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
 
-/** Python `str.strip/lstrip/rstrip(chars)`; `chars` undefined or null strips Python whitespace. */
-export function pythonStrip(text: string, side: "both" | "left" | "right", chars?: string | null): string {
-  const remove = chars === undefined || chars === null ? pythonWhitespace : new Set(chars);
-  let start = 0;
-  let end = text.length;
-  if (side !== "right") while (start < end && remove.has(text[start])) start++;
-  if (side !== "left") while (end > start && remove.has(text[end - 1])) end--;
-  return text.slice(start, end);
+/** A parsed JSON object: a plain object, or a Map where the key order must survive (integer-like keys). */
+export type Dict = Record<string, unknown> | Map<string, unknown>;
+
+export function dictGet(dict: unknown, key: string): unknown {
+  return dict instanceof Map ? dict.get(key) : (dict as Record<string, unknown>)[key];
+}
+
+export function dictHas(dict: unknown, key: string): boolean {
+  return dict instanceof Map ? dict.has(key) : Object.hasOwn(dict as object, key);
+}
+
+export function dictEntries(dict: unknown): [string, unknown][] {
+  if (dict === null || dict === undefined) return [];
+  return dict instanceof Map ? [...dict.entries()] : Object.entries(dict as Record<string, unknown>);
+}
+
+export function dictValues(dict: unknown): unknown[] {
+  return dictEntries(dict).map(([, value]) => value);
+}
+
+export function dictKeys(dict: unknown): string[] {
+  return dictEntries(dict).map(([key]) => key);
 }
