@@ -91,6 +91,11 @@ export interface SummaryEpisode {
   metrics: Record<string, number>;
   /** The trajectory's diagnostics, when the run recorded them. */
   diagnostics?: Record<string, JsonValue>;
+  /** The task's index in the run (results' `example_id`) and which trial of it this is. */
+  exampleId?: number;
+  trial?: number;
+  /** Reward components that were not computed for this episode (absent from `metrics`). */
+  notComputed?: string[];
 }
 
 /** A benchmark's own headline numbers for one run (e.g. BALROG's progression % ± SE), with its printed line. */

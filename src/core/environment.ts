@@ -119,6 +119,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * object, and a task's episodes may share what they derive from it (the contract kit checks both).
    */
   start(task: Task, context?: EpisodeContext): Episode;
+  /**
+   * The seed of each of `numTrials` trials of a run with base seed `baseSeed` (`toolgym eval --num-trials`),
+   * for benchmarks with their own scheme (tau2 draws them from Python's random seeded with the base seed).
+   * Without it toolgym's default scheme applies (src/eval/trials.ts).
+   */
+  trialSeeds?(baseSeed: number, numTrials: number): number[];
   /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
   title?: string;
   /** Environments that share a kit (e.g. "tau2"); `toolgym replay FAMILY --cases` reaches them all. */

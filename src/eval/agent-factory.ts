@@ -3,6 +3,7 @@ import { createOpenAIAgent, createProviderStats, type ProviderStats, type Sampli
 import { ReplicaPool, redactBaseUrl } from "../agents/openai/replicas.ts";
 import { getPolicies, getPolicy } from "../envs/registry.ts";
 import type { RunMetadata } from "../runs/schemas.ts";
+import { hasOwnTrialSeeds } from "./trials.ts";
 
 /** Who plays the episodes of a run: a model behind an OpenAI-compatible server, or a scripted policy. */
 export type ModelSpec =
@@ -28,6 +29,8 @@ export interface AgentContext {
   task: unknown;
   index: number;
   sample: number;
+  /** The seed of this trial (`toolgym eval --num-trials`). */
+  trialSeed: number;
   episodeId: string;
   split: string;
   seed: number;
@@ -59,6 +62,7 @@ function scriptedPolicyFor(env: AnyEnvironment, policyId?: string) {
 }
 
 export function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedModel {
+  const ownSeeds = hasOwnTrialSeeds(env);
   if (spec.kind === "scripted") {
     const policy = scriptedPolicyFor(env, spec.policy);
     const label = spec.label ?? `scripted-${policy.id}`;
@@ -68,24 +72,38 @@ export function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedMode
       sampling: null,
       chatTemplateKwargs: null,
       chatTemplateHash: null,
-      createAgent: ({ task, index, sample, split, seed }) => policy.create({ task, random: createRandom("policy", policy.id, split, seed, index, sample) }),
+      // An environment with its own trial seeds (tau2) gets policies whose randomness comes from the trial's seed.
+      createAgent: ({ task, index, sample, trialSeed, split, seed }) =>
+        policy.create({
+          task,
+          random: ownSeeds
+            ? createRandom("policy", policy.id, split, "trial", trialSeed, index)
+            : createRandom("policy", policy.id, split, seed, index, sample),
+        }),
       stats: null,
       pool: null,
     };
   }
+  if (ownSeeds && spec.sampling?.seed !== undefined)
+    throw new UsageError({
+      code: "OPTION_CONFLICT",
+      message: `${env.id} sends each trial's own seed with every model request (as its benchmark does); drop --sampling-seed and set the base seed with --seed`,
+    });
   const pool = new ReplicaPool({ baseUrls: spec.baseUrls, apiKey: spec.apiKey, timeoutMs: spec.timeoutMs, fetch: spec.fetch, client: spec.client });
   const stats = createProviderStats();
   return {
     label: spec.label,
     metadata: { model: { label: spec.label, name: spec.name, baseUrls: spec.baseUrls.map(redactBaseUrl) }, agent: { kind: "openai", id: "openai" } },
-    sampling: { ...(spec.sampling ?? {}) } as Record<string, JsonValue>,
+    // Recorded so the fingerprint says the request seed is the trial's (the trials' seeds are in metadata.json).
+    sampling: { ...(spec.sampling ?? {}), ...(ownSeeds ? { seed_per_trial: true } : {}) } as Record<string, JsonValue>,
     chatTemplateKwargs: spec.chatTemplateKwargs ?? null,
     chatTemplateHash: spec.chatTemplateHash ?? null,
-    createAgent: ({ episodeId }) =>
+    createAgent: ({ episodeId, trialSeed }) =>
       createOpenAIAgent({
         pool,
         model: spec.name,
         sampling: spec.sampling,
+        ...(ownSeeds ? { fixedSeed: trialSeed } : {}),
         chatTemplateKwargs: spec.chatTemplateKwargs,
         maxRetries: spec.maxRetries,
         backoffMs: spec.backoffMs,

@@ -26,10 +26,15 @@ export function completeRun(options: {
   notes: string[];
   /** Transport statistics of a model run. */
   provider?: JsonValue;
+  /** The environment's own summary of the run (definition `summary`), written under its key. */
+  benchmark?: { key: string; value: JsonValue };
 }): { summary: RunSummary; failure?: string } {
   const { totals } = options;
   const failed = totals.count > 0 && totals.scored === 0;
-  const summary = totals.summary(options.identity, failed ? "failed" : "complete", options.notes);
+  const summary: RunSummary = {
+    ...totals.summary(options.identity, failed ? "failed" : "complete", options.notes),
+    ...(options.benchmark && !failed ? { [options.benchmark.key]: options.benchmark.value } : {}),
+  };
   const failure = failed ? failureReason(summary, totals.errorMessages) : undefined;
   const provider = options.provider;
   finishRun(options.directory, options.metadata, summary, {

@@ -5,22 +5,28 @@ import type { ResultRecord } from "../runs/schemas.ts";
 import { runEpisode } from "../rollout/run-episode.ts";
 import type { PreparedModel } from "./agent-factory.ts";
 import type { EvaluationRow } from "./run-metadata.ts";
+import { trialSeeds } from "./trials.ts";
 
-/** One episode of a run: task `index`, sample `sample` (samples > 1 replay a task with fresh agents). */
+/**
+ * One episode of a run: task `index`, trial `sample` (trials > 1 replay a task with fresh agents) and
+ * the trial's seed, which the environment, the scripted policy and a model's sampling receive.
+ */
 export interface EpisodeSlot {
   index: number;
   sample: number;
+  trialSeed: number;
   id: string;
 }
 
 /** The episodes of a row not yet on disk, in task order. */
 export function pendingEpisodes(row: EvaluationRow, finished: ReadonlySet<string>): EpisodeSlot[] {
   const samples = row.samples ?? 1;
+  const seeds = trialSeeds(row.env, row.seed, samples);
   const slots: EpisodeSlot[] = [];
   for (let index = 0; index < row.n; index++) {
     for (let sample = 0; sample < samples; sample++) {
       const id = episodeId(row.env.id, row.split, row.seed, index, sample);
-      if (!finished.has(id)) slots.push({ index, sample, id });
+      if (!finished.has(id)) slots.push({ index, sample, trialSeed: seeds[sample] as number, id });
     }
   }
   return slots;
@@ -44,7 +50,7 @@ function answerOf(env: AnyEnvironment, task: unknown): string {
 export async function playEpisode(row: EvaluationRow, model: PreparedModel, slot: EpisodeSlot, signal: AbortSignal): Promise<ResultRecord | undefined> {
   const { env, split, seed, config } = row;
   const task = env.generate({ split, seed, index: slot.index, config });
-  const agent = model.createAgent({ task, index: slot.index, sample: slot.sample, episodeId: slot.id, split, seed });
+  const agent = model.createAgent({ task, index: slot.index, sample: slot.sample, trialSeed: slot.trialSeed, episodeId: slot.id, split, seed });
   const startedAt = new Date();
   const trajectory = await runEpisode({
     env,
@@ -57,6 +63,7 @@ export async function playEpisode(row: EvaluationRow, model: PreparedModel, slot
     maxTurns: row.maxTurns,
     onNoToolCall: row.onNoToolCall,
     signal,
+    context: { trial: slot.sample, seed: slot.trialSeed },
   });
   if (signal.aborted && trajectory.termination === "errored") return undefined;
   const firstReply = trajectory.messages.findIndex((message) => message.role === "assistant");
@@ -64,6 +71,7 @@ export async function playEpisode(row: EvaluationRow, model: PreparedModel, slot
     trajectory,
     promptLength: firstReply === -1 ? trajectory.messages.length : firstReply,
     sample: slot.sample,
+    trialSeed: slot.trialSeed,
     answer: answerOf(env, task),
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),

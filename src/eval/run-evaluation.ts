@@ -1,8 +1,11 @@
-import { UsageError, type JsonValue } from "../core/index.ts";
+import { join } from "node:path";
+import { UsageError, type JsonValue, type SummaryEpisode } from "../core/index.ts";
+import { RESULTS_FILE, scanResults } from "../runs/reader.ts";
 import { digestOf, type ResultDigest } from "../runs/record.ts";
 import type { RunMetadata, RunSummary } from "../runs/schemas.ts";
 import { createRun, newRunMetadata, openResults, runParent, writeMetadata, type ResultsWriter } from "../runs/writer.ts";
 import { prepareModel, type ModelSpec } from "./agent-factory.ts";
+import { summaryEpisodeOf } from "./benchmark-summary.ts";
 import { completeRun, markRunFailed } from "./completion.ts";
 import { pendingEpisodes, playEpisode } from "./episode.ts";
 import { createProgress, type ProgressStream } from "./progress.ts";
@@ -130,7 +133,30 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   const stats = threaded ? threaded.stats : model.stats;
   const replicas = threaded ? threaded.replicas : (model.pool?.stats() ?? []);
   const provider = stats ? ({ ...stats, replicas } as unknown as JsonValue) : undefined;
-  return completeRun({ directory, metadata, totals, identity, notes: run.notes, ...(provider !== undefined ? { provider } : {}) }).summary;
+  const benchmark = ownSummary(row, directory);
+  return completeRun({
+    directory,
+    metadata,
+    totals,
+    identity,
+    notes: run.notes,
+    ...(provider !== undefined ? { provider } : {}),
+    ...(benchmark ? { benchmark } : {}),
+  }).summary;
+}
+
+/**
+ * The environment's own summary of a finished run (e.g. tau2's pass^k), from results.jsonl as written
+ * (resumed episodes included); each line is reduced to what the hook reads as it is scanned.
+ */
+function ownSummary(row: EvaluationRow, directory: string): { key: string; value: JsonValue } | undefined {
+  const spec = row.env.summary;
+  if (!spec) return undefined;
+  const episodes: SummaryEpisode[] = [];
+  scanResults(join(directory, RESULTS_FILE), (record) => {
+    if (record.status === "scored") episodes.push(summaryEpisodeOf(record));
+  });
+  return { key: spec.key, value: spec.summarize(episodes) as JsonValue };
 }
 
 /**

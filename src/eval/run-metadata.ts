@@ -3,6 +3,7 @@ import { generationPath, taskSetHash, toolSchemasHash } from "../runs/identity.t
 import type { GenerationPath } from "../runs/schemas.ts";
 import type { RunDescription } from "../runs/writer.ts";
 import type { PreparedModel } from "./agent-factory.ts";
+import { trialSeeds } from "./trials.ts";
 
 /** One (environment, task set) row of an evaluation. */
 export interface EvaluationRow {
@@ -12,6 +13,7 @@ export interface EvaluationRow {
   split: string;
   seed: number;
   n: number;
+  /** Trials per task (`--num-trials`, or its older name `--samples`); each task runs this many times. */
   samples?: number;
   maxTurns?: number;
   onNoToolCall?: "nudge" | "end";
@@ -53,6 +55,7 @@ export function describeRun(row: EvaluationRow, model: PreparedModel): RunDescri
       seed,
       n,
       samples: row.samples ?? 1,
+      trialSeeds: trialSeeds(env, seed, row.samples ?? 1),
       mode: row.mode ?? configMode(config),
       protocol: firstEpisode.protocol,
     },

@@ -200,3 +200,35 @@ export function holmAdjust(pValues: readonly number[]): number[] {
 export function inTaskOrder<V>(byTask: ReadonlyMap<string | number, V>): V[] {
   return [...byTask.keys()].sort((a, b) => Number(a) - Number(b) || String(a).localeCompare(String(b))).map((key) => byTask.get(key) as V);
 }
+
+/** The binomial coefficient C(n, k) as a float (exact while it stays below 2^53, as it does for trial counts). */
+function choose(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let result = 1;
+  for (let i = 1; i <= Math.min(k, n - k); i++) result = (result * (n - i + 1)) / i;
+  return Math.round(result);
+}
+
+/**
+ * pass^k of one task (Yao et al., arXiv:2406.12045, as tau2 computes it): the chance that k trials drawn
+ * without replacement from its `trials` all succeed, C(successes, k) / C(trials, k).
+ */
+export function passHatK(trials: number, successes: number, k: number): number {
+  if (trials < k) throw new RangeError(`pass^${k} needs at least ${k} trials, got ${trials}`);
+  return choose(successes, k) / choose(trials, k);
+}
+
+/**
+ * pass^1..pass^K over tasks, each the mean of the per-task values with its percentile bootstrap CI over
+ * tasks (tasks in the order given). K is the smallest trial count of any task, as tau2 caps it.
+ */
+export function passHatIntervals(tasks: ReadonlyArray<{ trials: number; successes: number }>, options: { seed: string }): Record<string, Interval> {
+  if (tasks.length === 0) return {};
+  const maxK = Math.min(...tasks.map((task) => task.trials));
+  const intervals: Record<string, Interval> = {};
+  for (let k = 1; k <= maxK; k++) {
+    const values = tasks.map((task) => passHatK(task.trials, task.successes, k));
+    intervals[String(k)] = bootstrapMean(values, { seed: `${options.seed}/pass^${k}` });
+  }
+  return intervals;
+}

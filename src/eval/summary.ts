@@ -22,6 +22,7 @@ export class RunTotals {
   /** The first message of each error code, to say why a run failed. */
   readonly errorMessages = new Map<string, string>();
   private readonly components = new Set<string>();
+  private readonly notComputed: Record<string, number> = {};
   private turns = 0;
   private formatErrors = 0;
   private errored = 0;
@@ -49,6 +50,7 @@ export class RunTotals {
       this.rewards.set(digest.exampleId, task);
     }
     for (const name of digest.components) this.components.add(name);
+    for (const name of digest.notComputed ?? []) this.notComputed[name] = (this.notComputed[name] ?? 0) + 1;
     for (const [name, value] of Object.entries(digest.metrics)) {
       if (typeof value !== "number") continue;
       const entry = (this.sums[name] ??= { sum: 0, count: 0 });
@@ -83,6 +85,7 @@ export class RunTotals {
       terminations: { ...this.terminations },
       errors: { ...this.errors },
       notes,
+      ...(Object.keys(this.notComputed).length > 0 ? { notComputed: { ...this.notComputed } } : {}),
     };
   }
 }
@@ -102,7 +105,8 @@ export function formatSummaryTable(rows: readonly RunSummary[]): string {
     String(row.errored),
     fixed(row.mean),
     row.ciLow === null ? "—" : `[${fixed(row.ciLow)}, ${fixed(row.ciHigh)}]`,
-    ...metricNames.map((name) => fixed(row.metrics[name])),
+    // A component some episodes could not compute has no honest mean: the subset's would read as the run's.
+    ...metricNames.map((name) => ((row.notComputed?.[name] ?? 0) > 0 ? "not computed" : fixed(row.metrics[name]))),
     row.meanTurns.toFixed(1),
     String(row.formatErrors),
   ]);
@@ -112,5 +116,20 @@ export function formatSummaryTable(rows: readonly RunSummary[]): string {
       .map((cell, column) => cell.padEnd(widths[column] as number))
       .join("  ")
       .trimEnd();
-  return [format(header), format(widths.map((width) => "-".repeat(width))), ...body.map(format)].join("\n");
+  return [format(header), format(widths.map((width) => "-".repeat(width))), ...body.map(format), ...basisNotes(rows)].join("\n");
+}
+
+/**
+ * What the means of a run with uncomputed components stand on, one line per run: "not computed" in the
+ * table is never a number, and the mean reward then covers only the components that were computed.
+ */
+export function basisNotes(rows: readonly RunSummary[]): string[] {
+  return rows
+    .filter((row) => Object.keys(row.notComputed ?? {}).length > 0)
+    .map(
+      (row) =>
+        `${row.env} ${row.model}: ${Object.entries(row.notComputed ?? {})
+          .map(([name, count]) => `${name} not computed in ${count} of ${row.scored} scored episodes`)
+          .join(", ")}; the mean is over the components that were computed, and such episodes never count as a pass`,
+    );
 }

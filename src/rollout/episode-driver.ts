@@ -3,6 +3,7 @@ import {
   type AnyEnvironment,
   type AssistantMessage,
   type Episode,
+  type EpisodeContext,
   type ErrorRecord,
   type FormatError,
   type JsonValue,
@@ -33,6 +34,8 @@ export interface EpisodeAddress {
    * them survive each young-generation GC, whose copying was the server's latency tail.
    */
   transcript?: boolean;
+  /** Which trial of the task this is and the trial's seed (`toolgym eval --num-trials`), given to `env.start`. */
+  context?: EpisodeContext;
 }
 
 /** What one executed tool call produced, as the model and the server's clients see it. */
@@ -73,7 +76,7 @@ export class EpisodeDriver {
     this.env = env;
     this.address = { split, seed, index, config };
     const task = address.task ?? env.generate({ split, seed, index, config });
-    this.episode = env.start(task);
+    this.episode = address.context ? env.start(task, address.context) : env.start(task);
     this.maxTurns = address.maxTurns ?? env.maxTurns(task);
     this.messages = [...this.episode.messages];
     this.transcript = address.transcript ?? true;

@@ -1,4 +1,4 @@
-import { ProviderError, errorToRecord, type Agent, type AnyEnvironment, type Trajectory } from "../core/index.ts";
+import { ProviderError, errorToRecord, type Agent, type AnyEnvironment, type EpisodeContext, type Trajectory } from "../core/index.ts";
 import { EpisodeDriver } from "./episode-driver.ts";
 
 export interface RunEpisodeOptions {
@@ -20,6 +20,8 @@ export interface RunEpisodeOptions {
   signal?: AbortSignal;
   /** Episode id; defaults to `env/split/seed/index`. */
   id?: string;
+  /** The trial and its seed, passed to `env.start` (`toolgym eval --num-trials`). */
+  context?: EpisodeContext;
 }
 
 export const NO_TOOL_CALL_FEEDBACK = "Your reply contained no tool call. Continue by calling one of the tools; call `finish` when you are done.";
@@ -32,7 +34,7 @@ export const NO_TOOL_CALL_FEEDBACK = "Your reply contained no tool call. Continu
  */
 export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory> {
   const { env, agent, split, seed, index, config } = options;
-  const driver = new EpisodeDriver({ env, split, seed, index, config, task: options.task, maxTurns: options.maxTurns });
+  const driver = new EpisodeDriver({ env, split, seed, index, config, task: options.task, maxTurns: options.maxTurns, context: options.context });
   const episode = driver.episode;
   if (episode.opening) {
     try {

@@ -12,11 +12,22 @@ export function trajectoryMetrics(trajectory: Trajectory): Record<string, number
   return metrics;
 }
 
+/**
+ * Reward components the environment could not compute for this episode (null in the breakdown, e.g.
+ * tau2's NL_ASSERTION without a judge). They are absent from `metrics`; this list says so explicitly.
+ */
+export function notComputedComponents(trajectory: Trajectory): string[] {
+  const components = trajectory.reward?.components ?? {};
+  return Object.keys(components).filter((name) => components[name] === null);
+}
+
 /** One results.jsonl record from a finished trajectory. */
 export function resultFromTrajectory(options: {
   trajectory: Trajectory;
   promptLength: number;
   sample?: number;
+  /** The trial's seed (`toolgym eval --num-trials`); the trial is the sample. */
+  trialSeed?: number;
   answer?: string;
   startedAt: string;
   durationMs: number;
@@ -25,9 +36,12 @@ export function resultFromTrajectory(options: {
   const sample = options.sample ?? 0;
   const errored = trajectory.termination === "errored" || trajectory.reward === null || trajectory.reward.total === null;
   const firstError = trajectory.errors[0] ?? trajectory.reward?.errors[0];
+  const notComputed = notComputedComponents(trajectory);
   return {
     example_id: trajectory.env.index,
     sample,
+    trial: sample,
+    ...(options.trialSeed !== undefined ? { trial_seed: options.trialSeed } : {}),
     id: `${trajectory.id}#${sample}`,
     task: trajectory.env.id,
     prompt: trajectory.messages.slice(0, options.promptLength) as unknown as JsonValue[],
@@ -35,6 +49,7 @@ export function resultFromTrajectory(options: {
     answer: options.answer ?? "",
     reward: errored ? null : (trajectory.reward?.total ?? null),
     metrics: trajectoryMetrics(trajectory),
+    ...(!errored && notComputed.length > 0 ? { not_computed: notComputed } : {}),
     status: errored ? "errored" : "scored",
     error: errored ? (firstError ?? { type: "ToolgymError", code: "REWARD_MISSING", message: "the episode has no reward total", boundary: "reward" }) : null,
     turns: trajectory.turns,
@@ -59,6 +74,8 @@ export interface ResultDigest {
   errorMessage?: string;
   /** Names of the reward components among the metrics (the rest are diagnostics). */
   components: string[];
+  /** Reward components that were not computed for this episode (absent from `metrics`). */
+  notComputed: string[];
 }
 
 export function digestOf(record: ResultRecord): ResultDigest {
@@ -73,6 +90,7 @@ export function digestOf(record: ResultRecord): ResultDigest {
     termination: record.termination,
     formatErrors: record.format_errors,
     components: Object.keys(trajectory?.reward?.components ?? {}),
+    notComputed: record.not_computed ?? [],
     ...(record.error ? { errorCode: record.error.code, errorMessage: record.error.message } : {}),
   };
 }

@@ -46,7 +46,10 @@ export const RunMetadataSchema = z.object({
     config: json,
     seed: z.number().int(),
     n: count,
+    /** Trials per task (`--num-trials`; `--samples` is its older name). */
     samples: count,
+    /** The seed of each trial (from `seed`, by the environment's scheme or toolgym's); absent in runs written before trials. */
+    trialSeeds: z.array(z.number().int()).optional(),
     // Both were added after the first runs were written; older runs read as tools-protocol runs without a mode.
     mode: z.string().nullable().default(null),
     protocol: z.string().default("tools"),
@@ -70,6 +73,12 @@ export const ResultErrorSchema = z.object({ type: z.string(), code: z.string(), 
 export const ResultRecordSchema = z.object({
   example_id: count,
   sample: count,
+  /**
+   * Which trial of the task this is (`toolgym eval --num-trials`; the same number as `sample`, which
+   * runs written before trials existed have alone) and the seed that trial ran with.
+   */
+  trial: count.optional(),
+  trial_seed: z.number().int().optional(),
   /** `<env>/<split>/<seed>/<index>#<sample>`: unique within a run. */
   id: z.string().min(1),
   task: z.string(),
@@ -79,6 +88,8 @@ export const ResultRecordSchema = z.object({
   /** The reward total; null when the episode errored. */
   reward: z.number().nullable(),
   metrics: z.record(z.string(), z.number()),
+  /** Reward components that were not computed (absent from `metrics`, never a number): e.g. tau2's NL_ASSERTION without a judge. */
+  not_computed: z.array(z.string()).optional(),
   status: z.enum(["scored", "errored"]),
   error: ResultErrorSchema.nullable(),
   turns: count,
@@ -88,31 +99,40 @@ export const ResultRecordSchema = z.object({
 });
 export type ResultRecord = z.infer<typeof ResultRecordSchema>;
 
-export const RunSummarySchema = z.object({
-  dir: z.string(),
-  runId: z.string(),
-  status: z.enum(RUN_STATUSES),
-  env: z.string(),
-  benchmark: z.string(),
-  model: z.string(),
-  total: count,
-  scored: count,
-  errored: count,
-  /** Episodes already on disk when the run started (--resume). */
-  resumedFrom: count,
-  /** Mean reward over tasks (each task's scored samples averaged first) with its 95% bootstrap CI. */
-  mean: z.number().nullable(),
-  ciLow: z.number().nullable(),
-  ciHigh: z.number().nullable(),
-  metrics: z.record(z.string(), z.number()),
-  /** Reward component names (a subset of `metrics`; the others are diagnostics). */
-  components: z.array(z.string()),
-  meanTurns: z.number(),
-  formatErrors: count,
-  terminations: z.record(z.string(), count),
-  /** Errored episodes by error code (listed separately, never averaged in). */
-  errors: z.record(z.string(), count),
-  /** What the results reader worked around on resume (skipped lines, duplicates). */
-  notes: z.array(z.string()),
-});
+export const RunSummarySchema = z
+  .object({
+    dir: z.string(),
+    runId: z.string(),
+    status: z.enum(RUN_STATUSES),
+    env: z.string(),
+    benchmark: z.string(),
+    model: z.string(),
+    total: count,
+    scored: count,
+    errored: count,
+    /** Episodes already on disk when the run started (--resume). */
+    resumedFrom: count,
+    /** Mean reward over tasks (each task's scored samples averaged first) with its 95% bootstrap CI. */
+    mean: z.number().nullable(),
+    ciLow: z.number().nullable(),
+    ciHigh: z.number().nullable(),
+    metrics: z.record(z.string(), z.number()),
+    /** Reward component names (a subset of `metrics`; the others are diagnostics). */
+    components: z.array(z.string()),
+    meanTurns: z.number(),
+    formatErrors: count,
+    terminations: z.record(z.string(), count),
+    /** Errored episodes by error code (listed separately, never averaged in). */
+    errors: z.record(z.string(), count),
+    /** What the results reader worked around on resume (skipped lines, duplicates). */
+    notes: z.array(z.string()),
+    /**
+     * Reward components that were not computed, with the number of scored episodes lacking each (e.g. tau2's
+     * NL_ASSERTION without a judge): `metrics` then holds the component's mean over the other episodes only,
+     * and `mean` is over what was computed. Absent in runs written before it existed.
+     */
+    notComputed: z.record(z.string(), count).optional(),
+  })
+  // The environment's own summary of the run under its key (definition `summary`, e.g. `tau2` with pass^k).
+  .catchall(json);
 export type RunSummary = z.infer<typeof RunSummarySchema>;

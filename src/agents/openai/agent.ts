@@ -24,6 +24,8 @@ export interface OpenAIAgentOptions {
   backoffMs?: number;
   /** Stable key of the episode: tool-call ids and per-request seeds derive from it. */
   episodeKey: string;
+  /** A seed sent unchanged with every request of the episode (tau2 sends each trial's seed so), instead of `sampling.seed`'s per-request ones. */
+  fixedSeed?: number;
   /** Shared counters across agents (requests, retries by reason). */
   stats?: ProviderStats;
   random?: () => number;
@@ -166,7 +168,8 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
     async act(request: AgentRequest): Promise<AgentTurn> {
       turn++;
       const fields: Array<readonly [string, unknown]> = [...samplingFields];
-      if (sampling.seed !== undefined) fields.push(["seed", hash31(`${sampling.seed}\u0000${options.episodeKey}\u0000${turn}`)]);
+      if (options.fixedSeed !== undefined) fields.push(["seed", options.fixedSeed]);
+      else if (sampling.seed !== undefined) fields.push(["seed", hash31(`${sampling.seed}\u0000${options.episodeKey}\u0000${turn}`)]);
       if (options.chatTemplateKwargs) fields.push(["chat_template_kwargs", options.chatTemplateKwargs]);
       const body = bodies.build(request.messages, request.protocol === "tools" && request.tools.length > 0 ? request.tools : undefined, fields);
       let lastError: ProviderError | undefined;

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { UsageError, parseConfig, type JsonValue } from "../../core/index.ts";
-import { DEFAULT_EVAL_ENVIRONMENTS, getEnvironment } from "../../envs/registry.ts";
+import { DEFAULT_EVAL_ENVIRONMENTS, getEnvironment, isEnvironmentId } from "../../envs/registry.ts";
 import {
   MAX_WORKERS,
   defaultWorkers,
@@ -32,7 +32,7 @@ import { runSuiteForCli } from "./eval-suite.ts";
 export interface EvalCommandOptions {
   env?: string;
   agent?: string;
-  n?: number;
+  n?: number | "all";
   seed: number;
   split?: string;
   config?: string;
@@ -48,6 +48,7 @@ export interface EvalCommandOptions {
   concurrency?: number;
   workers?: number;
   samples?: number;
+  numTrials?: number;
   temperature?: number;
   topP?: number;
   topK?: number;
@@ -131,19 +132,40 @@ function withModelRoles(env: { id: string; configSchema: unknown }, options: Eva
   return JSON.stringify({ ...(JSON.parse(options.config ?? "{}") as object), ...roles });
 }
 
-/** A row per environment; `--n` beyond a fixed dataset is refused (it would silently repeat tasks and shrink the CIs). */
+/** `--n N` or `--n all` (every task of a fixed dataset's split). */
+function parseTaskCount(value: string): number | "all" {
+  return value.trim() === "all" ? "all" : parseInteger("--n", { min: 1 })(value);
+}
+
+/**
+ * Trials per task: `--num-trials K`, or `--samples K`, its older name (the same repetitions; both together
+ * are refused rather than one silently winning).
+ */
+function trialsPerTask(options: EvalCommandOptions): number | undefined {
+  if (options.numTrials !== undefined && options.samples !== undefined)
+    throw new UsageError({ code: "OPTION_CONFLICT", message: "--samples is the older name of --num-trials (both repeat each task); pass only --num-trials" });
+  return options.numTrials ?? options.samples;
+}
+
+/**
+ * A row per environment; `--n` beyond a fixed dataset is refused (it would silently repeat tasks and shrink
+ * the CIs). Without `--n`, a fixed dataset runs all the tasks of its split, a generated one 100.
+ */
 function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
   const envIds = options.env ? splitList("--env", options.env) : DEFAULT_EVAL_ENVIRONMENTS;
+  const trials = trialsPerTask(options);
   return envIds.map((id) => {
     const env = getEnvironment(id);
     const split = resolveSplit(env, options.split);
     const config = parseConfig(env.id, env.configSchema, withModelRoles(env, options));
-    const n = options.n ?? DEFAULT_N;
     const available = env.taskCount?.({ split, config });
+    if (options.n === "all" && available === undefined)
+      throw new UsageError({ code: "OPTION_INVALID", message: `--n all needs a fixed dataset; ${env.id} generates its tasks, so pass --n N` });
+    const n = options.n === "all" || (options.n === undefined && available !== undefined) ? (available as number) : (options.n ?? DEFAULT_N);
     if (available !== undefined && n > available) {
       throw new UsageError({
         code: "N_BEYOND_DATASET",
-        message: `--n ${n} is more than the ${available} distinct tasks of ${env.id} (split ${split}) with this config; pass --n ${available} or less (use --samples K to repeat each task)`,
+        message: `--n ${n} is more than the ${available} distinct tasks of ${env.id} (split ${split}) with this config; pass --n ${available} or less, or --n all (use --num-trials K to repeat each task)`,
       });
     }
     return {
@@ -153,7 +175,7 @@ function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
       seed: options.seed,
       n,
       ...(env.metrics ? { metrics: env.metrics } : {}),
-      ...(options.samples !== undefined ? { samples: options.samples } : {}),
+      ...(trials !== undefined ? { samples: trials } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     };
   });
@@ -168,12 +190,22 @@ export async function checkServers(models: ModelSpec[], options: { preflight: bo
   await preflightAll(targets, io.stderr);
 }
 
+/** Each run's benchmark summary line (the environment's `summary` hook, e.g. tau2's pass^1..pass^K with CIs). */
+function ownSummaryLines(summaries: readonly RunSummary[]): string {
+  const lines = summaries.flatMap((summary) => {
+    const spec = isEnvironmentId(summary.env) ? getEnvironment(summary.env).summary : undefined;
+    const value = spec ? (summary[spec.key] as { text?: unknown } | undefined) : undefined;
+    return spec && typeof value?.text === "string" ? [`${spec.label} ${summary.env} ${summary.model}: ${value.text.trim()}`] : [];
+  });
+  return lines.length > 0 ? `\n${lines.join("\n")}\n` : "";
+}
+
 /** Exit code and messages after the runs: every episode errored is a failure, with the reasons. */
 export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: boolean): number {
   const directories = summaries.map(
     (summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`,
   );
-  io.stdout.write(`${formatSummaryTable(summaries)}\n\nruns:\n${directories.join("\n")}\n`);
+  io.stdout.write(`${formatSummaryTable(summaries)}\n${ownSummaryLines(summaries)}\nruns:\n${directories.join("\n")}\n`);
   // Run notes (records skipped while loading data, lines the resume reader worked around) are in summary.json too.
   for (const summary of summaries) for (const note of summary.notes) io.stderr.write(`toolgym: note: ${summary.benchmark} / ${summary.model}: ${note}\n`);
   if (interrupted) {
@@ -234,7 +266,7 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     )
     .option("--env <ids>", "comma-separated environment ids (toolgym list envs)", parseText("--env"))
     .option("--agent <id>", "scripted agent (default: the environment's oracle; toolgym list agents)", parseText("--agent"))
-    .option("--n <n>", `tasks per environment (default ${DEFAULT_N})`, parseInteger("--n", { min: 1 }))
+    .option("--n <n>", `tasks per environment, or all (default: every task of a fixed dataset's split, else ${DEFAULT_N})`, parseTaskCount)
     .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
     .option("--split <split>", "task split", parseText("--split"))
     .option("--config <json>", "environment config as JSON", parseJsonText("--config", '{"key": 1}'))
@@ -251,7 +283,12 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
       `worker threads playing episodes (default: cores - 1 = ${defaultWorkers()}, at most ${MAX_WORKERS}); 1 plays them in the main thread`,
       parseInteger("--workers", { min: 1, max: MAX_WORKERS }),
     )
-    .option("--samples <k>", "samples per task (default 1)", parseInteger("--samples", { min: 1 }))
+    .option(
+      "--num-trials <k>",
+      "trials per task (default 1); tau2 envs seed each from --seed as tau2 does and report pass^1..pass^K",
+      parseInteger("--num-trials", { min: 1 }),
+    )
+    .option("--samples <k>", "older name of --num-trials", parseInteger("--samples", { min: 1 }))
     .option("--temperature <t>", "sampling temperature", parseNumber("--temperature", { min: 0 }))
     .option("--top-p <p>", "nucleus sampling", parseNumber("--top-p", { above: 0, max: 1 }))
     .option("--top-k <k>", "top-k sampling (vLLM, SGLang; -1 disables)", parseInteger("--top-k", { min: -1 }))

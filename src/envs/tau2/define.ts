@@ -10,6 +10,7 @@ import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
 import { tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
+import { tau2Summary } from "./summary.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
 import { rewardBasis } from "./types.ts";
 
@@ -164,6 +165,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     metrics: ["reward", "pass", "partial"],
     replay: replayHook(domain),
     exports: { "tau2-sft": tau2SftExporter },
+    summary: tau2Summary,
   });
   return definition;
 }

@@ -1,4 +1,5 @@
-import type { BenchmarkSummary, JsonValue, SummaryEpisode } from "../../core/index.ts";
+import type { BenchmarkSummary, SummaryEpisode } from "../../core/index.ts";
+import { summaryEpisodeOf } from "../benchmark-summary.ts";
 import { getEnvironment, isEnvironmentId } from "../../envs/registry.ts";
 import type { LoadedRun } from "./load.ts";
 
@@ -16,19 +17,9 @@ export interface RowSummary {
   models: Record<string, BenchmarkSummary & { model: string }>;
 }
 
-/** The scored episodes of a run as the hook reads them: metrics and the trajectory's diagnostics. */
+/** The scored episodes of a run as the hook reads them. */
 function summaryEpisodes(run: LoadedRun): SummaryEpisode[] {
-  return run.results
-    .filter((result) => result.status === "scored")
-    .map((result) => {
-      const trajectory = (result.info as Record<string, JsonValue> | undefined)?.trajectory;
-      const diagnostics =
-        trajectory && typeof trajectory === "object" && !Array.isArray(trajectory) ? (trajectory as Record<string, JsonValue>).diagnostics : undefined;
-      return {
-        metrics: result.metrics ?? {},
-        ...(diagnostics && typeof diagnostics === "object" && !Array.isArray(diagnostics) ? { diagnostics } : {}),
-      };
-    });
+  return run.results.filter((result) => result.status === "scored").map(summaryEpisodeOf);
 }
 
 /**

@@ -1,0 +1,68 @@
+import type { BenchmarkSummary, SummaryEpisode, SummarySpec } from "../../core/index.ts";
+import { mean, passHatIntervals } from "../../eval/statistics.ts";
+
+/** tau2's success test (`metrics/agent_metrics.py`, `is_successful`): the reward is within 1e-6 of 1. */
+export function isSuccessful(reward: number): boolean {
+  return 1 - 1e-6 <= reward && reward <= 1 + 1e-6;
+}
+
+function fixed(value: number): string {
+  return value.toFixed(3);
+}
+
+/**
+ * A run's numbers as tau2's `compute_metrics` gives them: `avg_reward` over every simulation and pass^k
+ * for k = 1..K (K: the fewest trials any task has), each with a 95% bootstrap CI over tasks. A trial whose
+ * reward basis was not wholly computed (NL_ASSERTION without a judge) never counts as a success, and
+ * `avg_reward` is then not computed (null): the block says so in `basis` and `not_computed`.
+ */
+export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSummary {
+  const byTask = new Map<number, { trials: number; successes: number }>();
+  const notComputed: Record<string, number> = {};
+  let partial = 0;
+  const rewards: number[] = [];
+  for (const episode of episodes) {
+    const reward = episode.metrics.reward;
+    if (typeof reward !== "number") continue;
+    rewards.push(reward);
+    const missing = episode.notComputed ?? [];
+    for (const name of missing) notComputed[name] = (notComputed[name] ?? 0) + 1;
+    const incomplete = missing.length > 0 || episode.metrics.partial === 1;
+    if (incomplete) partial++;
+    const key = episode.exampleId ?? byTask.size;
+    const task = byTask.get(key) ?? { trials: 0, successes: 0 };
+    task.trials++;
+    if (!incomplete && isSuccessful(reward)) task.successes++;
+    byTask.set(key, task);
+  }
+  const tasks = [...byTask.entries()].sort(([a], [b]) => a - b).map(([, task]) => task);
+  const intervals = passHatIntervals(tasks, { seed: "tau2" });
+  const passHat = Object.fromEntries(Object.entries(intervals).map(([k, interval]) => [k, interval.mean]));
+  const passHatCi = Object.fromEntries(Object.entries(intervals).map(([k, interval]) => [k, [interval.low, interval.high]]));
+  const avgReward = partial === 0 && rewards.length > 0 ? mean(rewards) : null;
+  const ks = Object.keys(intervals);
+  const shown = ks.map(
+    (k) => `pass^${k} ${fixed(passHat[k] as number)} [${fixed((passHatCi[k] as number[])[0] as number)}, ${fixed((passHatCi[k] as number[])[1] as number)}]`,
+  );
+  const trials = tasks.length > 0 ? Math.max(...tasks.map((task) => task.trials)) : 0;
+  const basisText =
+    partial > 0
+      ? `; ${Object.entries(notComputed)
+          .map(([name, count]) => `${name} not computed in ${count} of ${rewards.length} trials`)
+          .join(", ")}: those trials are failures in pass^k and avg_reward is not computed`
+      : "";
+  return {
+    num_trials: trials,
+    tasks: tasks.length,
+    simulations: rewards.length,
+    avg_reward: avgReward,
+    pass_hat: passHat,
+    pass_hat_ci: passHatCi,
+    basis: partial > 0 ? "partial" : "full",
+    partial_simulations: partial,
+    not_computed: notComputed,
+    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText})`,
+  };
+}
+
+export const tau2Summary: SummarySpec = { key: "tau2", label: "τ²-bench", summarize: summarizeTau2 };

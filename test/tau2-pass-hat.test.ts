@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { getPolicies } from "../src/envs/registry.ts";
+import { runCli } from "./support/run-cli.ts";
+
+/**
+ * Trials and pass^k over a tau2 environment through the command line: `--num-trials K` writes K rows per
+ * task and summary.json's `tau2` block, whose pass^k this file recomputes from results.jsonl with its own
+ * implementation of tau2's formula (exact binomials in BigInt, success within 1e-6 of 1).
+ */
+const work = mkdtempSync(join(tmpdir(), "toolgym-tau2-trials-"));
+
+/** C(n, k) exactly. */
+function binomial(n: number, k: number): bigint {
+  if (k < 0 || k > n) return 0n;
+  let result = 1n;
+  for (let i = 0; i < k; i++) result = (result * BigInt(n - i)) / BigInt(i + 1);
+  return result;
+}
+
+interface Row {
+  example_id: number;
+  trial: number;
+  trial_seed: number;
+  reward: number | null;
+  status: string;
+  metrics: Record<string, number>;
+  not_computed?: string[];
+}
+
+function readRun(root: string): { rows: Row[]; summary: Record<string, unknown>; metadata: Record<string, unknown> } {
+  const parent = readdirSync(root).map((name) => join(root, name))[0] as string;
+  const directory = join(parent, readdirSync(parent)[0] as string);
+  const rows = readFileSync(join(directory, "results.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Row);
+  return {
+    rows,
+    summary: JSON.parse(readFileSync(join(directory, "summary.json"), "utf8")),
+    metadata: JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8")),
+  };
+}
+
+// The noisy oracle (tau2-core's) spreads successes over trials; the plain oracle stands in until it is registered.
+const agent = getPolicies("tau2_mock").some((policy) => policy.id === "noisy_oracle_0.3") ? "noisy_oracle_0.3" : "oracle";
+
+describe("tau2 trials and pass^k", () => {
+  it(`eval --env tau2_mock --agent ${agent} --num-trials 4: 4 trials per task and tau2's pass^k`, { timeout: 120_000 }, async () => {
+    const out = join(work, "mock");
+    const result = await runCli(["eval", "--env", "tau2_mock", "--agent", agent, "--num-trials", "4", "--out", out, "--quiet", "--workers", "1"]);
+    assert.equal(result.code, 0, result.stderr);
+    const { rows, summary, metadata } = readRun(out);
+    const tasks = new Map<number, Row[]>();
+    for (const row of rows) tasks.set(row.example_id, [...(tasks.get(row.example_id) ?? []), row]);
+    assert.equal(tasks.size, 10, "every task of the mock base split (no --n: all of them)");
+    const seeds = (metadata.env as { trialSeeds: number[] }).trialSeeds;
+    assert.equal(seeds.length, 4);
+    for (const [, trials] of tasks) {
+      assert.deepEqual(trials.map((row) => row.trial).sort(), [0, 1, 2, 3]);
+      for (const row of trials) assert.equal(row.trial_seed, seeds[row.trial]);
+    }
+
+    const block = summary.tau2 as {
+      num_trials: number;
+      tasks: number;
+      avg_reward: number;
+      pass_hat: Record<string, number>;
+      pass_hat_ci: Record<string, number[]>;
+    };
+    assert.equal(block.num_trials, 4);
+    assert.equal(block.tasks, 10);
+    assert.deepEqual(Object.keys(block.pass_hat), ["1", "2", "3", "4"]);
+    const scored = rows.filter((row) => row.status === "scored");
+    const expectedAverage = scored.reduce((sum, row) => sum + (row.reward as number), 0) / scored.length;
+    assert.ok(Math.abs(block.avg_reward - expectedAverage) < 1e-12);
+    for (let k = 1; k <= 4; k++) {
+      let total = 0;
+      for (const trials of tasks.values()) {
+        const successes = trials.filter((row) => row.reward !== null && Math.abs(row.reward - 1) <= 1e-6 && !row.not_computed?.length).length;
+        total += Number(binomial(successes, k)) / Number(binomial(trials.length, k));
+      }
+      assert.ok(Math.abs((block.pass_hat[String(k)] as number) - total / tasks.size) < 1e-12, `pass^${k}`);
+      const [low, high] = block.pass_hat_ci[String(k)] as number[];
+      assert.ok((low as number) <= (block.pass_hat[String(k)] as number) && (block.pass_hat[String(k)] as number) <= (high as number));
+    }
+    assert.match(result.stdout, /τ²-bench tau2_mock .*pass\^1 \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] · pass\^2 .*pass\^4/);
+
+    const report = await runCli(["report", out, "--format", "json"]);
+    assert.equal(report.code, 0, report.stderr);
+    const row = (JSON.parse(report.stdout) as { rows: Array<{ metric: string; tau2?: { pass_hat: Record<string, number> } }> }).rows.find(
+      (candidate) => candidate.metric === "reward",
+    );
+    assert.deepEqual(row?.tau2?.pass_hat, block.pass_hat, "report --format json carries the same block");
+  });
+
+  it("--num-trials and --samples together are refused; --n all runs every task", { timeout: 60_000 }, async () => {
+    const both = await runCli(["eval", "--env", "tau2_mock", "--num-trials", "2", "--samples", "2", "--out", join(work, "both")]);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /OPTION_CONFLICT/);
+    const generated = await runCli(["eval", "--env", "search_plan_act", "--n", "all", "--out", join(work, "generated")]);
+    assert.equal(generated.code, 2);
+    assert.match(generated.stderr, /--n all needs a fixed dataset/);
+    const all = await runCli(["eval", "--env", "tau2_mock", "--n", "all", "--out", join(work, "all"), "--quiet", "--workers", "1"]);
+    assert.equal(all.code, 0, all.stderr);
+    assert.equal(readRun(join(work, "all")).rows.length, 10);
+  });
+});
