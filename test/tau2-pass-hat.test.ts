@@ -58,7 +58,9 @@ describe("tau2 trials and pass^k", () => {
     for (const row of rows) tasks.set(row.example_id, [...(tasks.get(row.example_id) ?? []), row]);
     assert.equal(tasks.size, 10, "every task of the mock base split (no --n: all of them)");
     const seeds = (metadata.env as { trialSeeds: number[] }).trialSeeds;
-    assert.equal(seeds.length, 4);
+    // tau2's runner with its default seed 300 runs these trials (CPython: random.seed(300); 4 × randint(0, 1000000)).
+    assert.equal((metadata.env as { seed: number }).seed, 300);
+    assert.deepEqual(seeds, [626729, 373753, 361454, 1567]);
     for (const [, trials] of tasks) {
       assert.deepEqual(trials.map((row) => row.trial).sort(), [0, 1, 2, 3]);
       for (const row of trials) assert.equal(row.trial_seed, seeds[row.trial]);

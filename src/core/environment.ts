@@ -125,6 +125,8 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * Without it toolgym's default scheme applies (src/eval/trials.ts).
    */
   trialSeeds?(baseSeed: number, numTrials: number): number[];
+  /** The base seed of `toolgym eval` when `--seed` is not given (tau2: 300, its runner's default); else 0. */
+  defaultSeed?: number;
   /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
   title?: string;
   /** Environments that share a kit (e.g. "tau2"); `toolgym replay FAMILY --cases` reaches them all. */

@@ -33,7 +33,7 @@ export interface EvalCommandOptions {
   env?: string;
   agent?: string;
   n?: number | "all";
-  seed: number;
+  seed?: number;
   split?: string;
   config?: string;
   /** tau2 environments: the simulated user's and the NL judge's model, URL#NAME (merged into the config). */
@@ -172,7 +172,7 @@ function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
       env,
       config,
       split,
-      seed: options.seed,
+      seed: options.seed ?? env.defaultSeed ?? 0,
       n,
       ...(env.metrics ? { metrics: env.metrics } : {}),
       ...(trials !== undefined ? { samples: trials } : {}),
@@ -267,7 +267,7 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--env <ids>", "comma-separated environment ids (toolgym list envs)", parseText("--env"))
     .option("--agent <id>", "scripted agent (default: the environment's oracle; toolgym list agents)", parseText("--agent"))
     .option("--n <n>", `tasks per environment, or all (default: every task of a fixed dataset's split, else ${DEFAULT_N})`, parseTaskCount)
-    .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
+    .option("--seed <seed>", "seed of the task set and of the trials (default 0; tau2 envs: 300, as tau2's runner)", parseInteger("--seed", { min: 0 }))
     .option("--split <split>", "task split", parseText("--split"))
     .option("--config <json>", "environment config as JSON", parseJsonText("--config", '{"key": 1}'))
     .option("--user-model <url#name>", "tau2: the simulated user's model, URL#NAME (default: a scripted user)", parseText("--user-model"))

@@ -11,6 +11,7 @@ import { parseModelAddress } from "./llm.ts";
 import { tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2Summary } from "./summary.ts";
+import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
 import { rewardBasis } from "./types.ts";
 
@@ -166,6 +167,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     replay: replayHook(domain),
     exports: { "tau2-sft": tau2SftExporter },
     summary: tau2Summary,
+    trialSeeds: tau2TrialSeeds,
+    defaultSeed: TAU2_DEFAULT_SEED,
   });
   return definition;
 }
