@@ -36,6 +36,7 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
     const totals: number[] = [];
     let unscored = 0;
     const components: Record<string, number[]> = Object.fromEntries(spec.components.map((name) => [name, []]));
+    const notComputed: Record<string, number> = {};
     for (let index = 0; index < n; index++) {
       const task = tasks[index];
       const agent = policy.create({ task, random: createRandom("policy", policy.id, split, seed, index) });
@@ -48,6 +49,8 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
       for (const name of spec.components) {
         const value = trajectory.reward?.components[name];
         if (typeof value === "number") components[name]?.push(value);
+        // null: the environment could not compute it (absent: not part of this task's reward).
+        else if (value === null && typeof total === "number") notComputed[name] = (notComputed[name] ?? 0) + 1;
       }
     }
     const interval = bootstrapMean(totals, { seed: `${env.id}/${policyId}/${seed}` });
@@ -57,7 +60,11 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
       ci_high: interval.high,
       n,
       unscored,
-      components: Object.fromEntries(spec.components.map((name) => [name, components[name]?.length ? mean(components[name] as number[]) : null])),
+      // A component some episodes could not compute has no mean: the others' would read as the policy's.
+      components: Object.fromEntries(
+        spec.components.map((name) => [name, components[name]?.length && !notComputed[name] ? mean(components[name] as number[]) : null]),
+      ),
+      ...(Object.keys(notComputed).length > 0 ? { not_computed: notComputed } : {}),
     };
   }
   const failures = [
@@ -76,7 +83,11 @@ export function formatAuditTable(result: AuditResult, components: string[]): str
     summary.mean.toFixed(3),
     `[${summary.ci_low.toFixed(3)}, ${summary.ci_high.toFixed(3)}]`,
     ...components.map((name) =>
-      summary.components[name] === null || summary.components[name] === undefined ? "—" : (summary.components[name] as number).toFixed(3),
+      summary.not_computed?.[name]
+        ? "not computed"
+        : summary.components[name] === null || summary.components[name] === undefined
+          ? "—"
+          : (summary.components[name] as number).toFixed(3),
     ),
   ]);
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] as string).length)));
@@ -87,6 +98,9 @@ export function formatAuditTable(result: AuditResult, components: string[]): str
     line(widths.map((width) => "-".repeat(width))),
     ...rows.map(line),
   ];
+  for (const [id, summary] of Object.entries(result.policies))
+    for (const [name, count] of Object.entries(summary.not_computed ?? {}))
+      lines.push(`${id}: ${name} not computed in ${count} of ${summary.n} episodes; the mean reward is over the components that were computed`);
   lines.push("", `verdict: ${result.verdict.toUpperCase()}`);
   for (const failure of result.failures) lines.push(`  - ${failure}`);
   return lines.join("\n");

@@ -21,7 +21,10 @@ export interface PolicySummary {
   n: number;
   /** Episodes whose reward total is null (reward error or errored episode); any makes the audit fail. */
   unscored: number;
+  /** Mean of each component; null when some episode could not compute it (see `not_computed`) or none had it. */
   components: Record<string, number | null>;
+  /** Episodes whose component was not computed (null in the breakdown, e.g. tau2's NL_ASSERTION without a judge), by component. */
+  not_computed?: Record<string, number>;
 }
 
 /** What an environment's audit checks: genuine play scores high, every reward hack scores low. */

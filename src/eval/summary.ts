@@ -78,7 +78,12 @@ export class RunTotals {
       mean: interval ? interval.mean : null,
       ciLow: interval ? interval.low : null,
       ciHigh: interval ? interval.high : null,
-      metrics: Object.fromEntries(Object.entries(this.sums).map(([name, entry]) => [name, entry.sum / entry.count])),
+      // A component some episodes could not compute gets no mean (it is listed in `notComputed` instead).
+      metrics: Object.fromEntries(
+        Object.entries(this.sums)
+          .filter(([name]) => !this.notComputed[name])
+          .map(([name, entry]) => [name, entry.sum / entry.count]),
+      ),
       components: [...this.components].sort(),
       meanTurns: this.count > 0 ? this.turns / this.count : 0,
       formatErrors: this.formatErrors,

@@ -22,6 +22,8 @@ export interface ReportCell {
   errored: number;
   /** Scored episodes that lack this metric. */
   missing: number;
+  /** Scored episodes whose environment could not compute this metric (results' `not_computed`): the cell then has no mean (NaN). */
+  notComputed: number;
   directory: string;
 }
 
@@ -66,9 +68,12 @@ export interface ReportRun {
   turns: number[];
   /** The smallest and largest per-episode turn limit (each trajectory's own; tasks may differ), null when none records one. */
   turnLimits: { min: number; max: number } | null;
+  /** Mean of each metric over scored episodes; a component some episode could not compute is left out (see `notComputed`). */
   components: Record<string, number>;
   /** Which keys of `components` are reward components (from the trajectories); the rest are diagnostics. */
   rewardComponents: string[];
+  /** Scored episodes lacking each component that was not computed (results' `not_computed`). */
+  notComputed: Record<string, number>;
   notes: string[];
 }
 
@@ -130,11 +135,20 @@ function turnLimits(results: readonly ResultRecord[]): { min: number; max: numbe
   return min <= max ? { min, max } : null;
 }
 
+/** Scored episodes per component the environment could not compute (results' `not_computed`). */
+function notComputedCounts(results: readonly ResultRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) if (result.status === "scored") for (const name of result.not_computed ?? []) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+}
+
 function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
   const scored = run.results.filter((result) => result.status === "scored");
+  const notComputed = notComputedCounts(run.results);
   const components: Record<string, number[]> = {};
   for (const result of scored)
-    for (const [name, value] of Object.entries(result.metrics ?? {})) if (typeof value === "number") (components[name] ??= []).push(value);
+    for (const [name, value] of Object.entries(result.metrics ?? {}))
+      if (typeof value === "number" && !notComputed[name]) (components[name] ??= []).push(value);
   const turns = run.results.map((result) => result.turns).filter((value) => typeof value === "number");
   const metadata = run.metadata;
   return {
@@ -153,6 +167,7 @@ function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
     turnLimits: turnLimits(run.results),
     components: Object.fromEntries(Object.entries(components).map(([name, values]) => [name, mean(values)])),
     rewardComponents: rewardComponentNames(run.results),
+    notComputed,
     notes: run.notes,
   };
 }
@@ -212,15 +227,18 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
     for (const metric of metrics) {
       const perRun = list.map((run) => ({ run, ...taskValues(run, metric) }));
       const cells: ReportCell[] = perRun.map(({ run, values, missing }) => {
-        const interval = bootstrapMean(inTaskOrder(values), { seed: `${benchmark}/${metric}/${run.metadata.model.label}` });
+        // A metric some episodes could not compute has no mean: the others' would read as the run's.
+        const notComputed = notComputedCounts(run.results)[metric] ?? 0;
+        const interval = notComputed > 0 ? null : bootstrapMean(inTaskOrder(values), { seed: `${benchmark}/${metric}/${run.metadata.model.label}` });
         return {
           model: run.metadata.model.label,
-          mean: interval.mean,
-          low: interval.low,
-          high: interval.high,
+          mean: interval ? interval.mean : Number.NaN,
+          low: interval ? interval.low : Number.NaN,
+          high: interval ? interval.high : Number.NaN,
           n: values.size,
           errored: run.results.filter((result) => result.status === "errored").length,
-          missing,
+          missing: notComputed > 0 ? 0 : missing,
+          notComputed,
           directory: run.directory,
         };
       });
@@ -241,6 +259,12 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
       });
       const notes = [...new Set(list.flatMap((run) => run.notes.map((note) => `${run.metadata.model.label}: ${note}`)))];
       for (const cell of cells) if (cell.missing > 0) notes.push(`${cell.model}: ${cell.missing} scored episodes have no '${metric}' value`);
+      if (metric === "reward")
+        for (const run of list)
+          for (const [name, count] of Object.entries(notComputedCounts(run.results)))
+            notes.push(
+              `${run.metadata.model.label}: ${name} was not computed in ${count} scored episodes; their reward is over the components that were computed, and they never count as a pass`,
+            );
       if (rowMismatches.length > 0)
         notes.push(`compared despite mismatches (--allow-mismatch): ${[...new Set(rowMismatches.map((mismatch) => mismatch.field))].join(", ")}`);
       rows.push({ ...base, metric, status: "ok", reason: null, cells, comparisons, finding: "", notes });

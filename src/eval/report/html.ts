@@ -68,7 +68,14 @@ function chartsHtml(report: Report): string {
       groups: [
         {
           label: metricName(row.metric),
-          bars: row.cells.map((cell) => ({ label: cell.model, value: cell.mean, low: cell.low, high: cell.high, color: color(report, cell.model) })),
+          bars: row.cells.map((cell) => ({
+            label: cell.model,
+            value: cell.mean,
+            low: cell.low,
+            high: cell.high,
+            color: color(report, cell.model),
+            ...(cell.notComputed > 0 ? { missing: `not computed in ${cell.notComputed} episodes` } : {}),
+          })),
         },
       ],
     }),
@@ -80,7 +87,12 @@ function chartsHtml(report: Report): string {
     const runs = report.runs.filter((run) => run.benchmark === benchmark);
     const { components, counts } = splitMetrics(runs);
     const bars = (name: string) =>
-      runs.map((run) => ({ label: `${run.model} ${name}`, value: run.components[name] ?? Number.NaN, color: color(report, run.model) }));
+      runs.map((run) => ({
+        label: `${run.model} ${name}`,
+        value: run.components[name] ?? Number.NaN,
+        color: color(report, run.model),
+        ...(run.notComputed[name] ? { missing: `not computed in ${run.notComputed[name]} episodes` } : {}),
+      }));
     // Reward components are scores in [0,1]: a fixed axis keeps benchmarks and models comparable at a glance.
     if (components.length > 0)
       componentCharts.push(

@@ -47,6 +47,7 @@ function escapeCell(text: string): string {
 
 export function cellText(cell: ReportCell | undefined): string {
   if (!cell) return "—";
+  if (cell.notComputed > 0) return `not computed (${cell.notComputed} episodes)`;
   const extras = [`n=${cell.n}`];
   if (cell.errored > 0) extras.push(`${cell.errored} errored`);
   if (cell.missing > 0) extras.push(`${cell.missing} missing`);

@@ -46,6 +46,8 @@ export interface Bar {
   low?: number;
   high?: number;
   color: string;
+  /** Why the bar has no value (e.g. "not computed in 12 episodes"), shown in place of one. */
+  missing?: string;
 }
 
 /** Vertical bars with optional CI whiskers; groups share an x label (e.g. a component, models inside). */
@@ -70,7 +72,7 @@ export function barChart(options: {
     group.bars.forEach((bar, barIndex) => {
       const x = x0 + groupWidth * 0.1 + barIndex * barWidth;
       const top = Number.isFinite(bar.value) ? y(bar.value) : y(0);
-      body += `<rect class="bar" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${(y(0) - top).toFixed(1)}" fill="${bar.color}"><title>${escapeXml(`${bar.label}: ${Number.isFinite(bar.value) ? bar.value.toFixed(3) : "n/a"}${bar.low !== undefined ? ` [${bar.low.toFixed(3)}, ${(bar.high ?? bar.value).toFixed(3)}]` : ""}`)}</title></rect>`;
+      body += `<rect class="bar" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barWidth * 0.9).toFixed(1)}" height="${(y(0) - top).toFixed(1)}" fill="${bar.color}"><title>${escapeXml(`${bar.label}: ${Number.isFinite(bar.value) ? bar.value.toFixed(3) : (bar.missing ?? "n/a")}${bar.low !== undefined ? ` [${bar.low.toFixed(3)}, ${(bar.high ?? bar.value).toFixed(3)}]` : ""}`)}</title></rect>`;
       if (bar.low !== undefined && bar.high !== undefined && Number.isFinite(bar.low)) {
         const center = (x + (barWidth * 0.9) / 2).toFixed(1);
         body += `<path class="whisker" d="M${center} ${y(bar.low).toFixed(1)}V${y(bar.high).toFixed(1)}M${(Number(center) - 4).toFixed(1)} ${y(bar.low).toFixed(1)}h8M${(Number(center) - 4).toFixed(1)} ${y(bar.high).toFixed(1)}h8" stroke="#222" stroke-width="1.5" fill="none"/>`;
