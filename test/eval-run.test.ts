@@ -113,18 +113,22 @@ describe("eval: a failing worker cancels the run", () => {
     let settled = 0;
     let sawAbort = 0;
     const failure = new Error("worker 1 failed");
+    // No timers: item 1 fails once all four slots are busy, and the other three wait for the abort.
+    let allBusy = () => undefined as void;
+    const busy = new Promise<void>((resolve) => (allBusy = resolve));
     await assert.rejects(
       runPool(
         Array.from({ length: 40 }, (_, index) => index),
         { concurrency: 4 },
         async (item, signal) => {
           started.push(item);
+          if (started.length === 4) allBusy();
           try {
             if (item === 1) {
-              await delay(5);
+              await busy;
               throw failure;
             }
-            await delay(60);
+            await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
             if (signal.aborted) sawAbort++;
           } finally {
             settled++;
@@ -139,6 +143,24 @@ describe("eval: a failing worker cancels the run", () => {
     );
     assert.deepEqual(started, [0, 1, 2, 3], "nothing starts after the failure");
     assert.equal(sawAbort, 3, "the calls in flight saw the abort");
+  });
+
+  it("takes items as calls finish: a pool over an endless generator holds only its concurrency", async () => {
+    let taken = 0;
+    function* endless() {
+      for (;;) {
+        taken++;
+        yield taken;
+      }
+    }
+    const controller = new AbortController();
+    let done = 0;
+    await runPool(endless(), { concurrency: 3, signal: controller.signal }, async () => {
+      await Promise.resolve();
+      if (++done === 10) controller.abort();
+    });
+    assert.equal(done, 12, "the ten calls and the two in flight when the tenth aborted");
+    assert.equal(taken, 12, "no item is taken ahead of a free slot");
   });
 
   it("an episode that throws leaves whole lines, no write after the file is closed, a `failed` run, and a run that --resume completes", async () => {

@@ -39,6 +39,12 @@ export function parseInteger(name: string, range: Range = {}) {
       const kind = Object.keys(range).length > 0 ? ` ${describeRange(range)}` : "";
       throw new UsageError({ code: "OPTION_INVALID", message: `${name} must be an integer${kind}, got '${value}'` });
     }
+    // Past 2^53 integers are no longer exact (99999999999999999999 reads as 1e20): no count is that large.
+    if (!Number.isSafeInteger(number))
+      throw new UsageError({
+        code: "OPTION_INVALID",
+        message: `${name} must be an integer ${describeRange({ ...range, max: range.max ?? Number.MAX_SAFE_INTEGER })}, got '${value}'`,
+      });
     return checkRange(name, value, number, range, "an integer");
   };
 }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../core/index.ts";
 import { METADATA_FILE, RESULTS_FILE, readMetadata, readResultsForResume } from "../runs/reader.ts";
+import { checkPathComponent } from "../runs/identity.ts";
 import { digestOf, type ResultDigest } from "../runs/record.ts";
 import type { RunDescription } from "../runs/writer.ts";
 import type { RunMetadata } from "../runs/schemas.ts";
@@ -50,7 +51,7 @@ export interface ResumedRun {
  * that does not exist yet means there is nothing to resume (undefined).
  */
 export function findRunToResume(parent: string, runId: string | undefined, wanted: RunDescription): ResumedRun | undefined {
-  const directory = runId ? join(parent, runId) : newestRun(parent);
+  const directory = runId ? join(parent, checkPathComponent("--run-id", runId)) : newestRun(parent);
   if (!directory || !existsSync(join(directory, METADATA_FILE))) return undefined;
   const existing = readMetadata(directory);
   if (

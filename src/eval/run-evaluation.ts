@@ -3,7 +3,9 @@ import { UsageError, type JsonValue, type SummaryEpisode } from "../core/index.t
 import { RESULTS_FILE, scanResults } from "../runs/reader.ts";
 import { digestOf, type ResultDigest } from "../runs/record.ts";
 import type { RunMetadata, RunSummary } from "../runs/schemas.ts";
-import { createRun, newRunMetadata, openResults, runParent, writeMetadata, type ResultsWriter } from "../runs/writer.ts";
+import { existsSync } from "node:fs";
+import { checkPathComponent } from "../runs/identity.ts";
+import { createRun, newRunMetadata, openResults, runDirectory, runExistsError, runParent, writeMetadata, type ResultsWriter } from "../runs/writer.ts";
 import { prepareModel, type ModelSpec } from "./agent-factory.ts";
 import { summaryEpisodeOf } from "./benchmark-summary.ts";
 import { completeRun, markRunFailed } from "./completion.ts";
@@ -43,6 +45,22 @@ export interface RunEvaluationOptions {
 }
 
 export const DEFAULT_CONCURRENCY = 64;
+
+/**
+ * The most episodes (tasks × samples) one run may have. A run keeps a running total per task for its
+ * confidence interval and hashes the list of every task id into its metadata, so its memory grows with
+ * the task count; past this, split the evaluation over seeds (`--seed`) instead.
+ */
+export const MAX_EPISODES_PER_RUN = 1_000_000;
+
+/** The refusal of a row with too many episodes, as a usage error naming the options. */
+export function checkEpisodeCount(envId: string, n: number, samples: number): void {
+  if (n * samples <= MAX_EPISODES_PER_RUN) return;
+  throw new UsageError({
+    code: "N_TOO_LARGE",
+    message: `${envId}: --n ${n}${samples > 1 ? ` × --samples ${samples}` : ""} is more than ${MAX_EPISODES_PER_RUN.toLocaleString("en-US")} episodes in one run (a run keeps a total per task in memory and hashes every task id); run several seeds (--seed) instead`,
+  });
+}
 export { defaultWorkers, MAX_WORKERS } from "./thread-pool.ts";
 
 /** The run directory to write into: the one to resume, or a new one. */
@@ -59,6 +77,39 @@ function openRunDirectory(row: EvaluationRow, model: ReturnType<typeof prepareMo
   const metadata = newRunMetadata(description, options.runId);
   const { directory, results } = createRun(root, metadata);
   return { directory, metadata, results, previous: [] as ResultDigest[], notes: [] as string[] };
+}
+
+/**
+ * Everything that can be refused is refused before the first episode of the first pair: every
+ * environment's agent (a scripted agent the second environment lacks), the episode count, the run id
+ * and labels as directory names, a run directory that exists without --resume, two pairs that would
+ * share one directory, and (with --resume) a run on disk with other settings.
+ */
+export async function checkEvaluation(options: Pick<RunEvaluationOptions, "rows" | "models" | "out" | "runId" | "resume">): Promise<void> {
+  const root = options.out ?? "runs";
+  if (options.runId !== undefined) checkPathComponent("--run-id", options.runId);
+  const planned = new Set<string>();
+  for (const row of options.rows) {
+    checkEpisodeCount(row.env.id, row.n, row.samples ?? 1);
+    for (const spec of options.models) {
+      const model = prepareModel(spec, row.env);
+      try {
+        checkPathComponent("model label", model.label);
+        if (options.runId === undefined) continue;
+        const directory = runDirectory(root, row.env.id, model.label, options.runId);
+        if (planned.has(directory))
+          throw new UsageError({
+            code: "OPTION_CONFLICT",
+            message: `two runs of this command would share ${directory}; drop --run-id or evaluate them separately`,
+          });
+        planned.add(directory);
+        if (!options.resume && existsSync(directory)) throw runExistsError(directory);
+        if (options.resume) findRunToResume(runParent(root, row.env.id, model.label), options.runId, describeRun(row, model));
+      } finally {
+        await model.pool?.close();
+      }
+    }
+  }
 }
 
 /** Runs one (row, model) pair into its run directory. */
@@ -172,6 +223,7 @@ export async function runEvaluation(options: RunEvaluationOptions): Promise<RunS
   if (options.rows.length === 0) throw new UsageError({ code: "ROWS_EMPTY", message: "nothing to evaluate; name at least one environment" });
   if (options.models.length === 0)
     throw new UsageError({ code: "MODELS_EMPTY", message: "no model or agent to evaluate; give a model (base URL and name) or a scripted agent" });
+  await checkEvaluation(options);
   const summaries: RunSummary[] = [];
   for (const row of options.rows) {
     for (const model of options.models) summaries.push(await runOne(row, model, options));

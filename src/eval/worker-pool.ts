@@ -1,8 +1,9 @@
 import { setMaxListeners } from "node:events";
-import pLimit from "p-limit";
 
 /**
- * Runs `work(item, signal)` for every item with at most `concurrency` calls in flight. When one call
+ * Runs `work(item, signal)` for every item with at most `concurrency` calls in flight. Items are taken
+ * from `items` one at a time as calls finish, so the pool holds `concurrency` calls whatever the number
+ * of items (a generator of a million episodes costs no more memory than one of ten). When one call
  * throws, the others are cancelled: items not started yet are skipped, running calls see `signal`
  * aborted, and the pool waits until every started call has settled before it rethrows the first error,
  * so what the calls share (an open results file) is never closed under one of them. An abort of the
@@ -20,26 +21,29 @@ export async function runPool<T>(
   const cancel = () => controller.abort(outer?.reason);
   if (outer?.aborted) cancel();
   else outer?.addEventListener("abort", cancel, { once: true });
-  const limit = pLimit(Math.max(1, Math.floor(options.concurrency)));
   let failure: { error: unknown } | undefined;
-  const calls: Array<Promise<void>> = [];
-  for (const item of items) {
-    calls.push(
-      limit(async () => {
-        if (controller.signal.aborted) return;
-        try {
-          await work(item, controller.signal);
-        } catch (error) {
-          if (failure) return;
-          failure = { error };
-          controller.abort(error);
-        }
-      }),
-    );
-  }
+  const iterator = items[Symbol.iterator]();
+  let exhausted = false;
+  const next = (): { item: T } | undefined => {
+    if (exhausted || controller.signal.aborted) return undefined;
+    const step = iterator.next();
+    if (step.done) exhausted = true;
+    return step.done ? undefined : { item: step.value };
+  };
+  const runner = async () => {
+    for (let entry = next(); entry; entry = next()) {
+      try {
+        await work(entry.item, controller.signal);
+      } catch (error) {
+        if (failure) continue;
+        failure = { error };
+        controller.abort(error);
+      }
+    }
+  };
   try {
-    // The calls never reject (failures are caught above), so this waits for every one of them.
-    await Promise.all(calls);
+    // The runners never reject (failures are caught above), so this waits for every started call.
+    await Promise.all(Array.from({ length: Math.max(1, Math.floor(options.concurrency)) }, runner));
   } finally {
     outer?.removeEventListener("abort", cancel);
   }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { ToolSpec } from "../core/index.ts";
+import { UsageError, type ToolSpec } from "../core/index.ts";
 import type { GenerationPath } from "./schemas.ts";
 
 /** The toolgym version recorded in every run: the `version` of the package.json this code ships in. */
@@ -34,6 +34,22 @@ export function taskSetHash(envId: string, split: string, seed: number, n: numbe
 /** Fills in `fingerprint`: the hash of every other field of the generation path. */
 export function generationPath(fields: Omit<GenerationPath, "fingerprint">): GenerationPath {
   return { ...fields, fingerprint: sha256(canonicalJson(fields)) };
+}
+
+/** What a run id or model label may be: one directory name, never `..`, a slash or a hidden file. */
+const PATH_COMPONENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * Checks a user-supplied name that becomes one directory under `--out` (a run id, a model label), so
+ * `--run-id ../../escape` cannot write outside it. Returns the name.
+ */
+export function checkPathComponent(option: string, value: string): string {
+  if (!PATH_COMPONENT.test(value))
+    throw new UsageError({
+      code: "PATH_COMPONENT_INVALID",
+      message: `${option} '${value}' must be one directory name: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 128 characters`,
+    });
+  return value;
 }
 
 /** A run id that sorts by creation time: `20260101T000000Z-a1b2c3`. */

@@ -1,9 +1,20 @@
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { DataError } from "../core/index.ts";
-import { TOOLGYM_VERSION, createRunId } from "./identity.ts";
+import { DataError, UsageError } from "../core/index.ts";
+import { TOOLGYM_VERSION, checkPathComponent, createRunId } from "./identity.ts";
 import { METADATA_FILE, RESULTS_FILE, SUMMARY_FILE } from "./reader.ts";
 import { RUN_SCHEMA_VERSION, RunMetadataSchema, RunSummarySchema, type ResultRecord, type RunMetadata, type RunSummary } from "./schemas.ts";
+
+/**
+ * Writes run directories. The guarantees the rest of toolgym relies on:
+ * - a run directory is created once: `createRun` refuses one that exists (RUN_EXISTS), so results are
+ *   appended to an existing run only when the caller resumes it on purpose (`openResults` after
+ *   `findRunToResume`, i.e. `eval --resume`);
+ * - the run id and model label are single directory names (`checkPathComponent`), so a run never lands
+ *   outside its root;
+ * - metadata.json and summary.json are written to a temporary file and renamed, so a reader never sees
+ *   half a file; results.jsonl is append-only (see ResultsWriter).
+ */
 
 /** What a caller says about a new run; the rest (id, status, version, times) is filled in here. */
 export type RunDescription = Omit<
@@ -26,7 +37,12 @@ export function newRunMetadata(description: RunDescription, runId: string = crea
 
 /** `<root>/<env>--<label>`: where the runs of one (environment, model) pair live. */
 export function runParent(root: string, envId: string, label: string): string {
-  return join(root, `${envId}--${label}`);
+  return join(root, `${envId}--${checkPathComponent("model label", label)}`);
+}
+
+/** `<root>/<env>--<label>/<runId>`: the directory of one run. */
+export function runDirectory(root: string, envId: string, label: string, runId: string): string {
+  return join(runParent(root, envId, label), checkPathComponent("--run-id", runId));
 }
 
 /** Writes JSON through a temporary file and a rename, so a reader never sees half a file. */
@@ -44,12 +60,29 @@ export function writeSummary(directory: string, summary: RunSummary): void {
   writeJsonAtomic(join(directory, SUMMARY_FILE), RunSummarySchema.parse(summary));
 }
 
-/** Creates `<root>/<env>--<label>/<runId>/` with its metadata ("running") and opens its results for appending. */
+/**
+ * Creates `<root>/<env>--<label>/<runId>/` with its metadata ("running") and opens its results for
+ * appending. A directory that already exists is refused: a finished run is never appended to by accident.
+ */
 export function createRun(root: string, metadata: RunMetadata): { directory: string; results: ResultsWriter } {
-  const directory = join(runParent(root, metadata.env.id, metadata.model.label), metadata.runId);
-  mkdirSync(directory, { recursive: true });
+  const directory = runDirectory(root, metadata.env.id, metadata.model.label, metadata.runId);
+  mkdirSync(runParent(root, metadata.env.id, metadata.model.label), { recursive: true });
+  try {
+    mkdirSync(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw runExistsError(directory);
+    throw error;
+  }
   writeMetadata(directory, metadata);
   return { directory, results: openResults(directory) };
+}
+
+/** The refusal to write into a run that exists without --resume. */
+export function runExistsError(directory: string): UsageError {
+  return new UsageError({
+    code: "RUN_EXISTS",
+    message: `${directory} already exists; pass --resume to continue that run, or another --run-id (or none) to start a new one`,
+  });
 }
 
 /** Opens a run's results.jsonl for appending (a new run, or one being resumed). */

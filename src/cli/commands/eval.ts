@@ -6,6 +6,7 @@ import {
   defaultWorkers,
   formatSummaryTable,
   modelLabel,
+  checkEvaluation,
   runEvaluation,
   type EvaluationRow,
   type ModelSpec,
@@ -223,7 +224,72 @@ export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: bool
   return EXIT_RUNTIME;
 }
 
+/** Options that only a model behind a server uses: given with a scripted agent they would be silently ignored. */
+const MODEL_ONLY: Array<[keyof EvalCommandOptions, string]> = [
+  ["temperature", "--temperature"],
+  ["topP", "--top-p"],
+  ["topK", "--top-k"],
+  ["maxTokens", "--max-tokens"],
+  ["samplingSeed", "--sampling-seed"],
+  ["chatTemplateKwargs", "--chat-template-kwargs"],
+  ["timeout", "--timeout"],
+  ["httpClient", "--http-client"],
+  ["maxRetries", "--max-retries"],
+  ["apiKey", "--api-key"],
+  ["label", "--label"],
+];
+
+/** Options a suite takes from its own rows (`--suite` runs every row as the suite file says). */
+const SUITE_DEFINED: Array<[keyof EvalCommandOptions, string]> = [
+  ["env", "--env"],
+  ["agent", "--agent"],
+  ["n", "--n"],
+  ["seed", "--seed"],
+  ["split", "--split"],
+  ["config", "--config"],
+  ["samples", "--samples"],
+  ["numTrials", "--num-trials"],
+  ["userModel", "--user-model"],
+  ["judgeModel", "--judge-model"],
+  ["resume", "--resume"],
+  ["runId", "--run-id"],
+  ["workers", "--workers"],
+];
+
+/**
+ * Cross-checks the options against each other before anything runs: a flag that the chosen mode would
+ * ignore (sampling with a scripted agent, --env with --suite, --data-dir without --suite) is refused
+ * rather than dropped, since a silently ignored flag makes a different experiment than the one asked for.
+ */
+export function checkEvalOptions(options: EvalCommandOptions): void {
+  const given = (pairs: Array<[keyof EvalCommandOptions, string]>) => pairs.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+  const scripted = (options.model ?? []).length === 0;
+  if (scripted) {
+    const ignored = given(MODEL_ONLY);
+    if (options.preflight === false) ignored.push("--no-preflight");
+    if (ignored.length > 0)
+      throw new UsageError({
+        code: "OPTION_CONFLICT",
+        message: `${ignored.join(", ")} ${ignored.length > 1 ? "apply" : "applies"} only to a model behind a server (--model); a scripted agent plays without ${ignored.length > 1 ? "them" : "it"}: drop ${ignored.length > 1 ? "them" : "it"} or pass --model`,
+      });
+  }
+  if (options.suite) {
+    const ignored = given(SUITE_DEFINED);
+    if (ignored.length > 0)
+      throw new UsageError({
+        code: "OPTION_CONFLICT",
+        message: `--suite ${options.suite} runs the environments, tasks and agents its rows name; drop ${ignored.join(", ")}, or drop --suite to run --env`,
+      });
+  } else if (options.dataDir !== undefined) {
+    throw new UsageError({
+      code: "OPTION_CONFLICT",
+      message: '--data-dir is read by --suite seed-card only; for one environment pass --config \'{"data_dir": "DIR"}\'',
+    });
+  }
+}
+
 export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Promise<number> {
+  checkEvalOptions(options);
   const models = modelSpecs(options);
   if (options.suite) {
     await checkServers(models, options, io);
@@ -241,12 +307,15 @@ export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Pr
     );
   }
   const rows = evaluationRows(options);
+  const out = options.out ?? "runs";
+  // Usage first (agents, counts, run directories), then the network: a typo never waits on a server.
+  await checkEvaluation({ rows, models, out, runId: options.runId, resume: options.resume });
   await checkServers(models, options, io);
   const signal = io.interrupts?.();
   const summaries = await runEvaluation({
     rows,
     models,
-    out: options.out ?? "runs",
+    out,
     concurrency: options.concurrency,
     workers: options.workers ?? defaultWorkers(),
     resume: options.resume,
