@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { JsonValue, Message } from "./messages.ts";
+import type { AssistantMessage, JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
 import type { ToolResult, ToolSpec } from "./tools.ts";
 import type { AuditSpec, BreakdownSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
@@ -35,6 +35,13 @@ export interface Episode {
    */
   reply?(text: string): ToolResult | Promise<ToolResult>;
   /**
+   * Optional: takes the agent's whole message (text and tool calls together), for benchmarks whose rules
+   * route a message as a whole (tau2: a message with tool calls goes to the tools and keeps its text in
+   * the record). When present, `runEpisode` hands every assistant message here instead of splitting it
+   * into `call`s and a `reply`; a throw ends the episode as errored.
+   */
+  respond?(message: AssistantMessage): Promise<EpisodeResponse>;
+  /**
    * Optional: messages added before the agent's first turn that need I/O (a simulated user's opening
    * request, over the network). The rollout awaits it once; a failure ends the episode as errored.
    */
@@ -55,6 +62,14 @@ export interface Episode {
   reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown | Promise<RewardBreakdown>;
   /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...). */
   diagnostics?(): Record<string, JsonValue>;
+}
+
+/** What the agent sees after its whole message (`Episode.respond`). */
+export interface EpisodeResponse {
+  /** In order: the tool messages answering its calls, then any partner's message (a simulated user). */
+  messages: Message[];
+  /** One flag per tool call of the message, in order: whether the tool returned an error. */
+  toolErrors: boolean[];
 }
 
 /**

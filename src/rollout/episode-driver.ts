@@ -4,6 +4,7 @@ import {
   type AssistantMessage,
   type Episode,
   type EpisodeContext,
+  type EpisodeResponse,
   type ErrorRecord,
   type FormatError,
   type JsonValue,
@@ -178,6 +179,37 @@ export class EpisodeDriver {
     });
     if (!result.done || result.content !== "") this.messages.push({ role: "user", content: result.content });
     return result;
+  }
+
+  /**
+   * Hands the agent's whole message to an environment that routes messages whole (`Episode.respond`),
+   * appends what comes back and records one step per tool call, or one `reply` step for a text message.
+   */
+  async respond(message: AssistantMessage): Promise<EpisodeResponse> {
+    const respond = this.episode.respond?.bind(this.episode);
+    if (!respond) throw new Error(`${this.env.id} episodes take no whole messages`);
+    const response = await respond(message);
+    if (!this.transcript) return response;
+    const calls = message.tool_calls ?? [];
+    calls.forEach((call, position) => {
+      const answer = response.messages.find((item) => item.role === "tool" && item.tool_call_id === call.id);
+      const parsed = parseToolArguments(call.function?.arguments);
+      const isError = response.toolErrors[position] ?? false;
+      this.steps.push({
+        turn: this.turns,
+        name: call.function?.name ?? "",
+        arguments: parsed.ok ? parsed.value : String(call.function?.arguments ?? ""),
+        result: answer?.content ?? "",
+        isError,
+        ...(isError ? { errorKind: "tool_error" } : {}),
+      });
+    });
+    if (calls.length === 0) {
+      const reply = response.messages.find((item) => item.role === "user");
+      this.steps.push({ turn: this.turns, name: "reply", arguments: message.content ?? "", result: reply?.content ?? "", isError: false });
+    }
+    this.messages.push(...response.messages);
+    return response;
   }
 
   /** The reward as the episode stands; null for an errored episode (excluded from means, never a 0). */

@@ -64,6 +64,16 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
     const message = turn.message;
     const turnErrors = turn.formatErrors ?? [];
     driver.recordAssistant(message, turnErrors);
+    if (episode.respond) {
+      // The environment routes the message whole (text and tool calls together) and answers for its partners.
+      try {
+        await driver.respond(message);
+      } catch (error) {
+        driver.end("errored", errorToRecord(error, ProviderError.isInstance(error) ? "provider" : "harness"));
+        break;
+      }
+      continue;
+    }
     const calls = episode.protocol === "text" ? [] : (message.tool_calls ?? []);
 
     if (calls.length === 0) {

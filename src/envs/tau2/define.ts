@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DataError, UsageError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type ReplayRequest, type ToolSpec } from "../../core/index.ts";
 import { standardAcceptance } from "../_kit/acceptance.ts";
+import { parsePythonJson } from "../../python-semantics/index.ts";
 import { readJsonAsset } from "./data.ts";
 import { domainIds, findTask, getDomain } from "./domains.ts";
 import { Tau2Episode } from "./episode.ts";
@@ -13,6 +14,7 @@ import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2Summary } from "./summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
+import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { rewardBasis } from "./types.ts";
 
 /**
@@ -27,6 +29,11 @@ const configSchema = z.strictObject({
   user_max_tokens: z.number().int().min(1).nullable().default(null),
   max_steps: z.number().int().min(2).default(200),
   max_errors: z.number().int().min(1).default(10),
+  /** toolgym's opt-in, not tau2's: the agent's `###STOP###` ends the run (tau2 lets only the user end it). */
+  agent_stop: z.boolean().default(false),
+  /** Sent as `chat_template_kwargs` with every user-simulator (judge) request; tau2 sends none. */
+  user_chat_template_kwargs: z.record(z.string(), z.unknown()).nullable().default(null),
+  judge_chat_template_kwargs: z.record(z.string(), z.unknown()).nullable().default(null),
 });
 export type Tau2Config = z.infer<typeof configSchema>;
 
@@ -36,7 +43,7 @@ const toolSchemas = (domain: string, side: "assistant" | "user"): ToolSpec[] =>
 function readCalls(path: string): ReplayInput {
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, "utf8"));
+    value = parsePythonJson(readFileSync(path, "utf8"));
   } catch (error) {
     throw new DataError({
       code: "TAU2_CALLS_INVALID",
@@ -66,7 +73,8 @@ function replayHook(domain: string) {
         lines: lines.map((line, position) => {
           let item: ReplayInput & { case_id?: string; domain?: string; task_id?: string };
           try {
-            item = JSON.parse(line);
+            // json.loads' types for the calls' arguments (`2.0` stays a float), as tau2 read them.
+            item = parsePythonJson(line) as unknown as typeof item;
           } catch (error) {
             throw new DataError({ code: "JSON_INVALID", file: request.cases, line: position + 1, message: `not valid JSON (${(error as Error).message})` });
           }
@@ -116,6 +124,9 @@ export function defineTau2Environment(options: { domain: string; title: string; 
           user_max_tokens: config.user_max_tokens,
           max_steps: config.max_steps,
           max_errors: config.max_errors,
+          agent_stop: config.agent_stop,
+          user_chat_template_kwargs: config.user_chat_template_kwargs,
+          judge_chat_template_kwargs: config.judge_chat_template_kwargs,
         },
       };
     },
@@ -126,19 +137,29 @@ export function defineTau2Environment(options: { domain: string; title: string; 
       ...(task.task.evaluation_criteria?.actions ?? []).map((action) => JSON.stringify({ name: action.name, arguments: action.arguments })),
       ...(task.task.evaluation_criteria?.nl_assertions ?? []),
     ],
-    start(envTask) {
+    start(envTask, context) {
       const { settings, task } = envTask;
       const userTools = toolSchemas(domain, "user");
+      // tau2 gives the trial's seed to the user model; a run without trials is tau2's first trial of its default seed.
+      const seed = context?.seed ?? tau2TrialSeeds(TAU2_DEFAULT_SEED, 1)[0];
       const user = settings.user_model
         ? createLlmUser({
             address: parseModelAddress(settings.user_model, "user_model"),
             task,
             tools: userTools,
-            episodeKey: `${domain}/${envTask.split}/${task.id}`,
+            episodeKey: `${domain}/${envTask.split}/${task.id}/${context?.trial ?? 0}`,
+            history: task.initial_state?.message_history ?? [],
+            seed,
             maxTokens: settings.user_max_tokens,
+            chatTemplateKwargs: settings.user_chat_template_kwargs,
           })
         : createScriptedUser(task);
-      const judge = settings.judge_model ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), settings.user_max_tokens) : null;
+      const judge = settings.judge_model
+        ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
+            maxTokens: settings.user_max_tokens,
+            chatTemplateKwargs: settings.judge_chat_template_kwargs,
+          })
+        : null;
       return new Tau2Episode({
         bundle: bundle(),
         task,
@@ -147,6 +168,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         tools: toolSchemas(domain, "assistant"),
         maxSteps: settings.max_steps,
         maxErrors: settings.max_errors,
+        agentStop: settings.agent_stop,
       });
     },
     policies: tau2Policies,

@@ -1,15 +1,34 @@
-import type { Episode, JsonValue, Message, RewardBreakdown, TerminationReason as HarnessTermination, ToolResult, ToolSpec } from "../../core/index.ts";
+import {
+  ToolInputError,
+  type AssistantMessage,
+  type Episode,
+  type EpisodeResponse,
+  type JsonValue,
+  type Message,
+  type RewardBreakdown,
+  type TerminationReason as HarnessTermination,
+  type ToolMessage,
+  type ToolResult,
+  type ToolSpec,
+} from "../../core/index.ts";
+import { parsePythonJson } from "../../python-semantics/index.ts";
 import type { DomainBundle } from "./domains.ts";
 import { Tau2Environment } from "./environment.ts";
-import { evaluateOrError, type NlJudge, type TerminationReason } from "./evaluate.ts";
+import type { NlJudge, TerminationReason } from "./evaluate.ts";
 import { FIRST_AGENT_MESSAGE, STOP, agentSystemPrompt, isUserStop } from "./prompts.ts";
-import { rewardBasis, type RewardType, type Tau2Message, type Tau2Task } from "./types.ts";
-import type { UserCall, UserSimulator } from "./user.ts";
+import { tau2MessagesJson, tau2Now } from "./record.ts";
+import { scoreEpisode } from "./score.ts";
+import type { Tau2Message, Tau2Task, Tau2ToolCall } from "./types.ts";
+import type { UserSimulator } from "./user.ts";
+
+export { scoreEpisode } from "./score.ts";
 
 /**
- * One tau2 simulation as a toolgym episode: tau2's orchestrator with the harness as the agent side. The
- * agent opens with tau2's greeting; a text reply goes to the user simulator, whose tool calls run on the
- * user side of the same environment; tau2's `max_steps` and cumulative `max_errors` end the run early.
+ * One tau2 simulation as a toolgym episode, routed as tau2's half-duplex `Orchestrator` routes it: a
+ * message with tool calls goes to the environment (its text stays in the record), any other agent
+ * message goes to the user simulator, and the user's own tool calls run on the user side. Only the user
+ * (stop, transfer, out-of-scope markers), `max_steps` or `max_errors` end a run; each routed message is
+ * one step, and the limits are checked whenever the environment is not the next to speak.
  */
 export interface Tau2EpisodeOptions {
   bundle: DomainBundle;
@@ -19,14 +38,15 @@ export interface Tau2EpisodeOptions {
   tools: ToolSpec[];
   maxSteps: number;
   maxErrors: number;
+  /** toolgym's opt-in (config `agent_stop`): the agent's `###STOP###` ends the run, as tau2's solo agent's does. */
+  agentStop?: boolean;
 }
 
-const MAX_USER_TOOL_ROUNDS = 10;
+type Role = "agent" | "user" | "env";
 
-/** The history's messages as the agent sees them (tau2 hides the user's own tool calls from the agent). */
+/** The history's messages as the agent sees them (tau2's `is_valid_agent_history_message`). */
 function historyForAgent(history: readonly Tau2Message[]): Message[] {
   const messages: Message[] = [];
-  const hidden = new Set<string>();
   for (const message of history) {
     if (message.role === "assistant") {
       const calls = (message.tool_calls ?? []).map((call) => ({
@@ -35,14 +55,35 @@ function historyForAgent(history: readonly Tau2Message[]): Message[] {
         function: { name: call.name, arguments: JSON.stringify(call.arguments) },
       }));
       messages.push({ role: "assistant", content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
-    } else if (message.role === "user") {
-      if (message.tool_calls?.length) message.tool_calls.forEach((call) => hidden.add(call.id ?? ""));
-      else messages.push({ role: "user", content: message.content ?? "" });
-    } else if (message.role === "tool" && !hidden.has(message.id ?? "")) {
+    } else if (message.role === "user" && !message.tool_calls) {
+      messages.push({ role: "user", content: message.content ?? "" });
+    } else if (message.role === "tool" && (message.requestor ?? "assistant") === "assistant") {
       messages.push({ role: "tool", tool_call_id: message.id ?? "", content: message.content ?? "" });
     }
   }
   return messages;
+}
+
+/** A history message as tau2's message models read it: a tool message's requestor and error, a call's requestor. */
+function withModelDefaults(message: Tau2Message): Tau2Message {
+  if (message.role === "tool") return { ...message, requestor: message.requestor ?? "assistant", error: message.error ?? false };
+  if (!message.tool_calls) return message;
+  return { ...message, tool_calls: message.tool_calls.map((call) => ({ ...call, id: call.id ?? "", requestor: call.requestor ?? "assistant" })) };
+}
+
+/** A top-level dict of arguments as an object (keyword arguments need no key order). */
+function plainDict(value: unknown): unknown {
+  return value instanceof Map ? Object.fromEntries(value) : value;
+}
+
+/** tau2's `has_text_content`: text that is not only whitespace. */
+function hasText(text: string | null | undefined): boolean {
+  return typeof text === "string" && text.trim() !== "";
+}
+
+/** A simulation tau2's runner would not finish: it raises, retries, and records `infrastructure_error`. */
+function infrastructureError(code: string, message: string): ToolInputError {
+  return new ToolInputError({ code, message: `${message}; tau2's runner records such a simulation as infrastructure_error (excluded from its metrics)` });
 }
 
 export class Tau2Episode implements Episode {
@@ -50,24 +91,50 @@ export class Tau2Episode implements Episode {
   readonly conversational = true;
   readonly messages: Message[];
   readonly environment: Tau2Environment;
-  /** The run in tau2's message format (what tau2's evaluator reads). */
+  /** The run in tau2's message format (what tau2's evaluator reads and its results file holds). */
   readonly trajectory: Tau2Message[];
   private steps = 0;
   private errors = 0;
   private callCounter = 0;
   private ending: TerminationReason | null = null;
   private cached: RewardBreakdown | null = null;
+  /** tau2's routing state: who sent the last message and who receives it next. */
+  private from: Role = "agent";
+  private to: Role = "user";
+  private current: Tau2Message[] = [];
 
   constructor(private readonly options: Tau2EpisodeOptions) {
     const { bundle, task } = options;
-    const history = task.initial_state?.message_history ?? [];
+    const start = Date.now() - 1000 * (task.initial_state?.message_history?.length ?? 0);
+    // tau2 stamps a task's history one second apart, ending now, and clears its turn indices.
+    const history = (task.initial_state?.message_history ?? []).map((message, position) => ({
+      ...withModelDefaults(message),
+      timestamp: tau2Now(new Date(start + 1000 * position)),
+    }));
     this.environment = new Tau2Environment(bundle.domain);
     this.environment.setState(task.initial_state, history);
     this.trajectory = [...history];
     this.messages = [{ role: "system", content: agentSystemPrompt(bundle.policy()) }, ...historyForAgent(history)];
-    if (history.length === 0) {
-      this.trajectory.push({ role: "assistant", content: FIRST_AGENT_MESSAGE });
+    const last = history.at(-1);
+    if (!last) {
+      const greeting: Tau2Message = { role: "assistant", content: FIRST_AGENT_MESSAGE, timestamp: tau2Now() };
+      this.trajectory.push(greeting);
       this.messages.push({ role: "assistant", content: FIRST_AGENT_MESSAGE });
+      this.current = [greeting];
+    } else if (last.role === "assistant") {
+      this.from = "agent";
+      this.to = last.tool_calls ? "env" : "user";
+      this.current = [last];
+      if (options.agentStop && last.content?.includes(STOP)) this.ending = "agent_stop";
+    } else if (last.role === "user") {
+      this.from = "user";
+      this.to = last.tool_calls ? "env" : "agent";
+      this.current = [last];
+      if (!last.tool_calls && isUserStop(last.content)) this.ending = "user_stop";
+    } else {
+      this.from = "env";
+      this.to = (last.requestor ?? "assistant") === "assistant" ? "agent" : "user";
+      this.current = [last];
     }
   }
 
@@ -83,76 +150,172 @@ export class Tau2Episode implements Episode {
     return this.ending === "max_steps" || this.ending === "too_many_errors";
   }
 
-  /** The user's first message, answering the greeting (or the history's last agent message). */
+  /** What happens before the agent's first turn: the user's first message (or the history's pending moves). */
   async opening(): Promise<Message[]> {
-    const last = this.trajectory.at(-1);
-    if (last && last.role === "user") return [];
-    const text = await this.userTurn(last?.content ?? FIRST_AGENT_MESSAGE);
-    return [{ role: "user", content: text }];
+    return (await this.advance()).messages;
   }
 
-  private step(): void {
+  /** tau2 counts every routed message as a step and checks its limits unless the environment speaks next. */
+  private stepDone(): void {
     this.steps++;
-    if (this.ending === null && this.steps >= this.options.maxSteps) this.ending = "max_steps";
+    if (this.to === "env") return;
+    if (this.steps >= this.options.maxSteps) this.ending = "max_steps";
+    if (this.errors >= this.options.maxErrors) this.ending = "too_many_errors";
   }
 
-  call(name: string, args: unknown): ToolResult {
-    const id = `toolgym_call_${++this.callCounter}`;
-    const toolCall = { id, name, arguments: args as Record<string, unknown>, requestor: "assistant" as const };
-    this.trajectory.push({ role: "assistant", content: null, tool_calls: [toolCall] });
-    this.step();
-    const outcome = this.environment.getResponse(toolCall);
-    this.trajectory.push({ role: "tool", id, content: outcome.content, error: outcome.error, requestor: "assistant" });
-    this.step();
-    if (outcome.error && ++this.errors >= this.options.maxErrors) this.ending ??= "too_many_errors";
-    return { content: outcome.content, isError: outcome.error, ...(outcome.error ? { errorKind: "tool_error" } : {}), done: this.done };
+  /** The agent's whole message: recorded as it is, then routed to the tools or to the user. */
+  async respond(message: AssistantMessage): Promise<EpisodeResponse> {
+    this.agentMessage(message.content, this.parseCalls(message));
+    return this.advance();
   }
 
-  async reply(text: string): Promise<ToolResult> {
-    this.trajectory.push({ role: "assistant", content: text });
-    this.step();
-    if (text.includes(STOP)) this.ending ??= "agent_stop";
-    if (this.done) return { content: "", isError: false, done: true };
-    const answer = await this.userTurn(text);
-    return { content: answer, isError: false, done: this.done };
-  }
-
-  /** Runs the user until it says something: its tool calls execute on the user side and feed back to it. */
-  private async userTurn(agentText: string): Promise<string> {
-    let move = await this.options.user.respond({ agentText });
-    for (let round = 0; "calls" in move && round < MAX_USER_TOOL_ROUNDS && !this.done; round++) {
-      const results = this.runUserCalls(move.calls, move.text ?? null);
-      move = await this.options.user.respond({ toolResults: results });
-    }
-    const text = "calls" in move ? (move.text ?? "") : move.text;
-    this.trajectory.push({ role: "user", content: text });
-    this.step();
-    if (isUserStop(text)) this.ending ??= "user_stop";
-    return text;
-  }
-
-  private runUserCalls(calls: UserCall[], text: string | null): { call: UserCall; content: string }[] {
-    const toolCalls = calls.map((call) => ({
-      id: `toolgym_user_call_${++this.callCounter}`,
-      name: call.name,
-      arguments: call.arguments,
-      requestor: "user" as const,
-    }));
-    this.trajectory.push({ role: "user", content: text, tool_calls: toolCalls });
-    this.step();
-    return toolCalls.map((toolCall, position) => {
-      const outcome = this.environment.getResponse(toolCall);
-      this.trajectory.push({ role: "tool", id: toolCall.id, content: outcome.content, error: outcome.error, requestor: "user" });
-      this.step();
-      if (outcome.error && ++this.errors >= this.options.maxErrors) this.ending ??= "too_many_errors";
-      return { call: calls[position] as UserCall, content: outcome.content };
+  /** tau2's `generate` runs `json.loads` on each call's arguments and needs a JSON object there. */
+  private parseCalls(message: AssistantMessage): Tau2ToolCall[] {
+    return (message.tool_calls ?? []).map((call) => {
+      const text = call.function?.arguments;
+      let value: unknown = text;
+      if (typeof text === "string") {
+        try {
+          // json.loads' types: `2.0` stays a float, big integers stay exact.
+          value = plainDict(parsePythonJson(text));
+        } catch (error) {
+          this.ending = "infrastructure_error";
+          throw infrastructureError("TAU2_TOOL_CALL_INVALID", `the agent's arguments for ${call.function?.name} are not JSON (${(error as Error).message})`);
+        }
+      }
+      if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        this.ending = "infrastructure_error";
+        throw infrastructureError("TAU2_TOOL_CALL_INVALID", `the agent's arguments for ${call.function?.name} are not a JSON object`);
+      }
+      const id = call.id || `toolgym_call_${++this.callCounter}`;
+      return { id, name: call.function?.name ?? "", arguments: value as Record<string, unknown>, requestor: "assistant" as const };
     });
   }
 
-  /** tau2's termination reason; a harness-side end (turn limit) counts as tau2's `max_steps`. */
+  private agentMessage(content: string | null | undefined, calls: Tau2ToolCall[]): void {
+    if (calls.length === 0 && !hasText(content)) {
+      this.ending = "infrastructure_error";
+      throw infrastructureError("TAU2_EMPTY_MESSAGE", "the agent sent a message with neither text nor tool calls");
+    }
+    const message: Tau2Message = { role: "assistant", content: content ?? null, tool_calls: calls.length > 0 ? calls : null, timestamp: tau2Now() };
+    this.trajectory.push(message);
+    if (this.options.agentStop && content?.includes(STOP)) this.ending = "agent_stop";
+    this.current = [message];
+    this.from = "agent";
+    this.to = calls.length > 0 ? "env" : "user";
+    this.stepDone();
+  }
+
+  /** Runs the environment and the user until the agent is next to speak or the run has ended. */
+  private async advance(): Promise<EpisodeResponse> {
+    const messages: Message[] = [];
+    let toolErrors: boolean[] = [];
+    while (!this.done && this.to !== "agent") {
+      if (this.to === "env") {
+        const results = this.runTools();
+        if ((this.to as Role) === "agent") {
+          toolErrors = results.map((result) => result.error ?? false);
+          messages.push(...results.map((result) => this.toolMessageForAgent(result)));
+        }
+      } else {
+        const message = await this.userTurn();
+        if ((this.to as Role) === "agent") messages.push({ role: "user", content: message.content ?? "" });
+      }
+    }
+    return { messages, toolErrors };
+  }
+
+  private toolMessageForAgent(result: Tau2Message): ToolMessage {
+    const call = this.trajectory
+      .find((message) => message.tool_calls?.some((item) => item.id === result.id))
+      ?.tool_calls?.find((item) => item.id === result.id);
+    return { role: "tool", tool_call_id: result.id ?? "", ...(call ? { name: call.name } : {}), content: result.content ?? "" };
+  }
+
+  /** The environment answers every tool call of the current message; each error counts towards `max_errors`. */
+  private runTools(): Tau2Message[] {
+    const calls = this.current[0]?.tool_calls ?? [];
+    const results = calls.map((call) => {
+      const outcome = this.environment.getResponse(call);
+      if (outcome.error) this.errors++;
+      return {
+        role: "tool" as const,
+        id: call.id ?? "",
+        content: outcome.content,
+        error: outcome.error,
+        requestor: call.requestor ?? "assistant",
+        timestamp: tau2Now(),
+      };
+    });
+    this.trajectory.push(...results);
+    this.current = results;
+    this.to = this.from;
+    this.from = "env";
+    this.stepDone();
+    return results;
+  }
+
+  private async userTurn(): Promise<Tau2Message> {
+    const event =
+      this.from === "env"
+        ? {
+            toolResults: this.current.map((result) => {
+              const call = this.trajectory.flatMap((message) => message.tool_calls ?? []).find((item) => item.id === result.id);
+              return { call: { name: call?.name ?? "", arguments: call?.arguments ?? {} }, content: result.content ?? "" };
+            }),
+          }
+        : { agentText: this.current[0]?.content ?? "" };
+    const move = await this.options.user.respond(event);
+    const calls: Tau2ToolCall[] = move.calls.map((call) => ({
+      id: call.id || `toolgym_user_call_${++this.callCounter}`,
+      name: call.name,
+      arguments: call.arguments,
+      requestor: "user",
+    }));
+    if (calls.length === 0 && !hasText(move.text)) {
+      this.ending = "infrastructure_error";
+      throw infrastructureError("TAU2_EMPTY_MESSAGE", "the user simulator sent a message with neither text nor tool calls");
+    }
+    const message: Tau2Message = {
+      role: "user",
+      content: move.text,
+      tool_calls: calls.length > 0 ? calls : null,
+      timestamp: tau2Now(),
+      usage: move.usage ?? null,
+    };
+    if (calls.length === 0 && isUserStop(move.text)) this.ending = "user_stop";
+    this.trajectory.push(message);
+    this.current = [message];
+    this.from = "user";
+    this.to = calls.length > 0 ? "env" : "agent";
+    this.stepDone();
+    return message;
+  }
+
+  /**
+   * One tool call driven from outside (the environment server): an agent message with that one call.
+   * Arguments that are not an object answer with the tool's TypeError rather than failing the session.
+   */
+  call(name: string, args: unknown): ToolResult {
+    const id = `toolgym_call_${++this.callCounter}`;
+    this.agentMessage(null, [{ id, name, arguments: args as Record<string, unknown>, requestor: "assistant" }]);
+    const [result] = this.runTools();
+    const error = result?.error ?? false;
+    return { content: result?.content ?? "", isError: error, ...(error ? { errorKind: "tool_error" } : {}), done: this.done };
+  }
+
+  /** A text message driven from outside: routed to the user, whose answer comes back. */
+  async reply(text: string): Promise<ToolResult> {
+    this.agentMessage(text, []);
+    const { messages } = await this.advance();
+    const answer = messages.find((message) => message.role === "user");
+    return { content: answer?.content ?? "", isError: false, done: this.done };
+  }
+
+  /** tau2's termination reason; an agent-model failure is tau2's infrastructure error, a harness turn limit its `max_steps`. */
   termination(endedBy: HarnessTermination): TerminationReason {
     if (this.ending) return this.ending;
-    return endedBy === "errored" ? "agent_error" : "max_steps";
+    return endedBy === "errored" ? "infrastructure_error" : "max_steps";
   }
 
   async reward({ endedBy }: { endedBy: HarnessTermination }): Promise<RewardBreakdown> {
@@ -161,71 +324,14 @@ export class Tau2Episode implements Episode {
     return this.cached;
   }
 
+  /** The run's counts; tau2's message list too when no reward carries it (an errored run). */
   diagnostics(): Record<string, JsonValue> {
-    return { tau2_task_id: this.options.task.id, steps: this.steps, tool_errors: this.errors, tau2_termination: this.ending ?? "running" };
+    return {
+      tau2_task_id: this.options.task.id,
+      steps: this.steps,
+      tool_errors: this.errors,
+      tau2_termination: this.ending ?? (this.cached ? "max_steps" : "infrastructure_error"),
+      ...(this.cached ? {} : { tau2_messages: tau2MessagesJson(this.trajectory) }),
+    };
   }
-}
-
-const COMPONENTS: RewardType[] = ["DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"];
-
-/**
- * tau2's reward: the product over the task's basis. NL_ASSERTION goes to the judge when the task has
- * assertions; without a judge it stays unscored (null), the episode is `partial` and never a pass.
- */
-export async function scoreEpisode(
-  options: Pick<Tau2EpisodeOptions, "bundle" | "task" | "judge">,
-  trajectory: readonly Tau2Message[],
-  termination: TerminationReason,
-  counts: { steps: number; errors: number },
-): Promise<RewardBreakdown> {
-  const { task, bundle, judge } = options;
-  const basis = rewardBasis(task);
-  const assertions = task.evaluation_criteria?.nl_assertions ?? [];
-  const needsJudge = basis.includes("NL_ASSERTION") && assertions.length > 0;
-  // Only a run tau2 would evaluate can lack a component; one cut short scores 0 whatever the judge says.
-  const evaluated = termination === "agent_stop" || termination === "user_stop";
-  let nl: Record<string, unknown> | null = null;
-  if (basis.includes("NL_ASSERTION") && !needsJudge) {
-    nl = { reward: 1.0, nl_assertions: [], reward_breakdown: { NL_ASSERTION: 1.0 }, info: { note: "No nl_assertions to evaluate" } };
-  } else if (needsJudge && judge && evaluated) {
-    const checks = await judge(task, trajectory);
-    const reward = checks.every((check) => check.met) ? 1.0 : 0.0;
-    nl = { reward, nl_assertions: checks, reward_breakdown: { NL_ASSERTION: reward }, info: null };
-  }
-  const partial = needsJudge && !judge && evaluated;
-  const scoredTask: Tau2Task = partial
-    ? {
-        ...task,
-        evaluation_criteria: task.evaluation_criteria && { ...task.evaluation_criteria, reward_basis: basis.filter((type) => type !== "NL_ASSERTION") },
-      }
-    : task;
-  const result = evaluateOrError(bundle.domain, scoredTask, trajectory, { mode: "all", termination, nl });
-  const info = result.reward_info;
-  const breakdown = (info?.reward_breakdown ?? {}) as Record<string, number>;
-  const components: Record<string, number | null> = {};
-  // tau2 leaves a basis entry out of the breakdown when nothing was there to check (its factor is 1),
-  // and leaves the whole breakdown out when the run ended prematurely (reward 0).
-  const premature = !info?.reward_breakdown;
-  for (const type of COMPONENTS) {
-    if (!basis.includes(type)) continue;
-    components[type] = type === "NL_ASSERTION" && partial ? null : premature ? 0 : (breakdown[type] ?? 1);
-  }
-  const total = info ? (info.reward as number) : 0;
-  const pass = !partial && total === 1 ? 1 : 0;
-  return {
-    total,
-    components,
-    formula: `product over the task's reward basis (${basis.join(" × ")})${partial ? "; NL_ASSERTION unscored (no judge): partial, never a pass" : ""}`,
-    errors: result.error
-      ? [{ type: "RewardError", code: "TAU2_EVALUATION_ERROR", message: `tau2's evaluator raised ${result.error}`, boundary: "reward" }]
-      : [],
-    diagnostics: {
-      pass,
-      partial: partial ? 1 : 0,
-      steps: counts.steps,
-      tool_errors: counts.errors,
-      tau2_termination: termination,
-      reward_info: (info ?? null) as JsonValue,
-    },
-  };
 }

@@ -11,7 +11,9 @@ import { rewardBasis, type RewardType, type Tau2Action, type Tau2Message, type T
  */
 type Row = Record<string, unknown>;
 
-export type TerminationReason = "agent_stop" | "user_stop" | "max_steps" | "too_many_errors" | "agent_error" | "user_error";
+/** tau2's `TerminationReason` values, as its results files write them. */
+export type TerminationReason =
+  "user_stop" | "agent_stop" | "max_steps" | "timeout" | "too_many_errors" | "agent_error" | "user_error" | "infrastructure_error";
 
 /** NL_ASSERTION judge: one verdict per assertion, as tau2's judge returns them. */
 export type NlJudge = (task: Tau2Task, trajectory: readonly Tau2Message[]) => Promise<{ nl_assertion: string; met: boolean; justification: string }[]>;

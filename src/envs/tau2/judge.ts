@@ -76,11 +76,18 @@ export function parseJudgeAnswer(text: string): { nl_assertion: string; met: boo
   }));
 }
 
-export function createNlJudge(address: ModelAddress, maxTokens: number | null = null): NlJudge {
+/** tau2's judge: temperature 0 (`DEFAULT_LLM_NL_ASSERTIONS_ARGS`), no seed, nothing else unless asked. */
+export function createNlJudge(
+  address: ModelAddress,
+  options: { maxTokens?: number | null; chatTemplateKwargs?: Record<string, unknown> | null } = {},
+): NlJudge {
   return async (task, trajectory) => {
     const assertions = task.evaluation_criteria?.nl_assertions ?? [];
-    const model = chatModel(address, `judge:${task.id}`, maxTokens ? { maxTokens } : {});
-    const message = await complete(model, [
+    const model = chatModel(address, `judge:${task.id}`, {
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.chatTemplateKwargs ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
+    });
+    const { message } = await complete(model, [
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: judgeUserPrompt(trajectory, assertions) },
     ]);

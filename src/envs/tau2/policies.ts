@@ -9,7 +9,16 @@ export interface Tau2EnvTask {
   domain: string;
   split: string;
   task: Tau2Task;
-  settings: { user_model: string | null; judge_model: string | null; user_max_tokens: number | null; max_steps: number; max_errors: number };
+  settings: {
+    user_model: string | null;
+    judge_model: string | null;
+    user_max_tokens: number | null;
+    max_steps: number;
+    max_errors: number;
+    agent_stop: boolean;
+    user_chat_template_kwargs: Record<string, unknown> | null;
+    judge_chat_template_kwargs: Record<string, unknown> | null;
+  };
 }
 
 const CLOSING = "Is there anything else I can help you with?";

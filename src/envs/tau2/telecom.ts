@@ -1,12 +1,12 @@
 import { lazy, readAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PythonError, pythonLower } from "../../python-semantics/index.ts";
+import { PythonError, PythonFloat, pythonFloatRepr, pythonLower } from "../../python-semantics/index.ts";
 import { deepFreeze, type CowStore } from "./store.ts";
 import { normalizeTelecomAgent, normalizeTelecomUser } from "./telecom-data.ts";
 import { Phone, telecomUserTools } from "./telecom-device.ts";
 import { telecomUserFunctions } from "./telecom-setup.ts";
 import { parseToml } from "./toml.ts";
-import { model, type Tau2Function, type ToolContext, type ToolType } from "./toolkit.ts";
+import { model, numericArgument, pythonArgumentText, type Tau2Function, type ToolContext, type ToolType } from "./toolkit.ts";
 
 /**
  * tau2's telecom domain, agent side (`TelecomTools` over `TelecomDB`) and the environment's sync. The
@@ -108,7 +108,7 @@ const agentTools: Tau2Function[] = [
       const sorted = bills
         .map((bill, position) => ({ bill, position }))
         .sort((a, b) => (a.bill.issue_date === b.bill.issue_date ? a.position - b.position : String(a.bill.issue_date) < String(b.bill.issue_date) ? 1 : -1));
-      return sorted.slice(0, limit as number).map((entry) => model(entry.bill));
+      return sorted.slice(0, sliceIndex(limit)).map((entry) => model(entry.bill));
     },
     { limit: 12 },
   ),
@@ -137,25 +137,30 @@ const agentTools: Tau2Function[] = [
   tool("transfer_to_human_agents", "generic", ["summary"], () => "Transfer successful"),
   tool("refuel_data", "write", ["customer_id", "line_id", "gb_amount"], (context, { customer_id, line_id, gb_amount }) => {
     const index = targetLineIndex(context, customer_id, line_id);
-    const amount = gb_amount as number;
+    // tau2 passes the arguments as json.loads typed them: `2` prints as 2 in the texts, while every
+    // sum with the plan's float fields is a float (the charge, the line's refuelled total).
+    const amount = numericArgument(gb_amount, "<=").value;
     if (amount <= 0) throw new PythonError("ValueError", "Refuel amount must be positive");
     const plan = getPlan(context, (rows(context, "lines")[index] as Row).plan_id);
     const rate = plan.data_refueling_price_per_gb as number;
     const charge = amount * rate;
     const line = writableRow(context.agent, "lines", index);
     line.data_refueling_gb = (line.data_refueling_gb as number) + amount;
-    applyCharge(context, customer_id, charge, `Data refueling: ${pyStr(amount)} GB at $${pyStr(rate)}/GB`);
+    applyCharge(context, customer_id, charge, `Data refueling: ${pythonArgumentText(gb_amount)} GB at $${pythonFloatRepr(rate)}/GB`);
     return {
-      message: `Successfully added ${pyStr(amount)} GB of data for line ${String(line_id)} for $${charge.toFixed(2)}`,
-      new_data_refueling_gb: line.data_refueling_gb,
-      charge,
+      message: `Successfully added ${pythonArgumentText(gb_amount)} GB of data for line ${String(line_id)} for $${charge.toFixed(2)}`,
+      new_data_refueling_gb: new PythonFloat(line.data_refueling_gb as number),
+      charge: new PythonFloat(charge),
     };
   }),
 ];
 
-/** Python's `str()` of a number that may be an int (`2`) or a float typed as float (`2.0`). */
-function pyStr(value: number): string {
-  return Number.isInteger(value) ? String(value) : String(value);
+/** A slice bound as Python takes it: an int (bool included) or None; anything else raises. */
+function sliceIndex(value: unknown): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number" && Number.isInteger(value)) return value;
+  throw new PythonError("TypeError", "slice indices must be integers or None or have an __index__ method");
 }
 
 /** `_apply_one_time_charge`: onto the customer's draft bill (tau2 makes one with a random id when there is none). */

@@ -74,17 +74,38 @@ export const model = (value: unknown): ModelValue => new ModelValue(value);
  */
 export function toJsonString(value: unknown, floatKeys: ReadonlySet<string>): string {
   if (typeof value === "string") return value;
-  return pythonJsonDumps(processValue(value), { ensureAscii: true, floatKeys });
+  return pythonJsonDumps(processValue(value, floatKeys, false), { ensureAscii: true, floatKeys });
 }
 
-function processValue(value: unknown): unknown {
+/** A plain dict's number under a model's float field name came from that field (`get_data_usage`): `str` prints it as a float. */
+function processValue(value: unknown, floatKeys: ReadonlySet<string>, asFloat: boolean): unknown {
   if (value instanceof ModelValue) return value.value;
   if (value === null || value === undefined || typeof value === "string") return value ?? null;
   if (typeof value === "boolean") return value ? "True" : "False";
-  if (typeof value === "number") return pythonJsonDumps(value, { ensureAscii: true });
+  if (typeof value === "number") return asFloat ? pythonFloatRepr(value) : pythonJsonDumps(value, { ensureAscii: true });
   if (value instanceof PythonFloat) return pythonFloatRepr(value.value);
-  if (Array.isArray(value)) return value.map(processValue);
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, processValue(item)]));
+  if (Array.isArray(value)) return value.map((item) => processValue(item, floatKeys, false));
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, processValue(item, floatKeys, floatKeys.has(key))]));
+}
+
+/** Python's `str(x)` of a tool argument as `json.loads` typed it (`2` stays `2`, `2.0` stays `2.0`). */
+export function pythonArgumentText(value: unknown): string {
+  if (value instanceof PythonFloat) return pythonFloatRepr(value.value);
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (value === null || value === undefined) return "None";
+  return String(value);
+}
+
+/**
+ * A numeric argument as Python's arithmetic sees it (bool is an int); anything else raises the TypeError
+ * that the comparison `operator` with an int raises in Python.
+ */
+export function numericArgument(value: unknown, operator: string): { value: number; float: boolean } {
+  if (value instanceof PythonFloat) return { value: value.value, float: true };
+  if (typeof value === "number") return { value, float: !Number.isInteger(value) };
+  if (typeof value === "boolean") return { value: value ? 1 : 0, float: false };
+  throw new PythonError("TypeError", `'${operator}' not supported between instances of '${pythonTypeName(value)}' and 'int'`);
 }
 
 /** Converts a thrown value into the text after `Error: ` (Python's `str(exception)`). */

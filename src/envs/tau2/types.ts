@@ -17,6 +17,9 @@ export interface Tau2Message {
   id?: string;
   error?: boolean;
   requestor?: Requestor;
+  /** When the message was made (tau2's `get_now()` ISO text) and, for model messages, its token usage. */
+  timestamp?: string | null;
+  usage?: { completion_tokens: number; prompt_tokens: number } | null;
 }
 
 export interface EnvFunctionCall {

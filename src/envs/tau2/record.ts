@@ -1,0 +1,60 @@
+import type { JsonValue } from "../../core/index.ts";
+import type { Tau2Message } from "./types.ts";
+
+/**
+ * A simulation's messages in the JSON shape of tau2's `results.json` (`SimulationRun.messages`): every
+ * field tau2's message models dump, `turn_idx` the message's position, and null where toolgym has no
+ * value (cost, raw provider data: not computed, never 0).
+ */
+const PARTICIPANT_FIELDS = {
+  audio_format: null,
+  audio_path: null,
+  audio_script_gold: null,
+  speech_effects: null,
+  source_effects: null,
+  channel_effects: null,
+  turn_taking_action: null,
+  utterance_ids: null,
+  chunk_id: null,
+  is_final_chunk: true,
+  source: null,
+  contains_speech: true,
+};
+
+export function tau2MessagesJson(trajectory: readonly Tau2Message[]): JsonValue[] {
+  return trajectory.map((message, position): JsonValue => {
+    const timestamp = message.timestamp ?? null;
+    if (message.role === "tool") {
+      return {
+        id: message.id ?? "",
+        role: "tool",
+        content: message.content ?? null,
+        requestor: message.requestor ?? "assistant",
+        error: message.error ?? false,
+        turn_idx: position,
+        timestamp,
+      };
+    }
+    const calls = message.tool_calls ?? null;
+    return {
+      role: message.role,
+      content: message.content ?? null,
+      tool_calls: calls
+        ? calls.map((call) => ({ id: call.id ?? "", name: call.name, arguments: call.arguments as JsonValue, requestor: call.requestor ?? "assistant" }))
+        : null,
+      is_audio: false,
+      turn_idx: position,
+      timestamp,
+      cost: null,
+      usage: message.usage ?? null,
+      raw_data: null,
+      generation_time_seconds: null,
+      ...PARTICIPANT_FIELDS,
+    };
+  });
+}
+
+/** tau2's `get_now()`: local ISO time with microseconds and no zone (toolgym writes UTC). */
+export function tau2Now(date: Date = new Date()): string {
+  return `${date.toISOString().slice(0, 23)}000`;
+}
