@@ -14,7 +14,6 @@ import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2Summary } from "./summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
-import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { rewardBasis } from "./types.ts";
 
 /**
