@@ -50,12 +50,29 @@ describe("tau2 episodes with the scripted user", () => {
     }
   });
 
-  it("the oracle scores 1.0 on every telecom task, running the user-side actions through the scripted user", async () => {
-    const ids = getDomain("telecom").splits().small as string[];
-    for (let index = 0; index < ids.length; index++) {
-      const trajectory = await play(tau2TelecomEnvironment, "small", index, "oracle");
-      assert.equal(trajectory.reward?.total, 1, `task ${ids[index]}: ${JSON.stringify(trajectory.reward?.components)}`);
-    }
+  for (const [split, count] of [
+    ["base", 114],
+    ["small", 20],
+  ] as const) {
+    it(`the oracle scores 1.0 on all ${count} telecom ${split} tasks, the user-side actions run by the scripted user`, async () => {
+      const ids = getDomain("telecom").splits()[split] as string[];
+      assert.equal(ids.length, count);
+      for (let index = 0; index < ids.length; index++) {
+        const trajectory = await play(tau2TelecomEnvironment, split, index, "oracle");
+        assert.equal(trajectory.reward?.diagnostics.tau2_termination, "user_stop", `task ${ids[index]}`);
+        assert.equal(trajectory.reward?.total, 1, `task ${ids[index]}: ${JSON.stringify(trajectory.reward?.components)}`);
+      }
+    });
+  }
+
+  it("telecom's splits are tau2's: base = train + test (leaderboard tasks, the default), small the legacy 20", () => {
+    const splits = getDomain("telecom").splits();
+    assert.deepEqual(Object.keys(splits).sort(), ["base", "small", "test", "train"]);
+    assert.equal(splits.train?.length, 74);
+    assert.equal(splits.test?.length, 40);
+    assert.deepEqual([...(splits.train ?? []), ...(splits.test ?? [])].sort(), [...(splits.base ?? [])].sort());
+    assert.equal(splits.small?.filter((id) => splits.base?.includes(id)).length, 0);
+    assert.equal(tau2TelecomEnvironment.defaultSplit, "base");
   });
 
   it("doing nothing fails a task that needs a write, and the agent opens with tau2's greeting", async () => {

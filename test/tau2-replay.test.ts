@@ -67,3 +67,21 @@ describe("tau2 fresh databases and tool schemas", () => {
     });
   }
 });
+
+describe("tau2 telecom task sets in replay", () => {
+  it("finds a task id of either telecom set: gold calls of a base task and of a small task score 1", () => {
+    for (const split of ["base", "small"]) {
+      const taskId = (getDomain("telecom").splits()[split] as string[])[0] as string;
+      const task = getDomain("telecom")
+        .tasks()
+        .find((candidate) => candidate.id === taskId);
+      const calls = (task?.evaluation_criteria?.actions ?? []).map((action) => ({
+        name: action.name,
+        arguments: action.arguments,
+        requestor: action.requestor,
+      }));
+      assert.ok(calls.length > 0, `${taskId} has gold calls`);
+      assert.equal(replayCalls("telecom", taskId, { tool_calls: calls }).reward, 1, `${split}: ${taskId}`);
+    }
+  });
+});

@@ -15,30 +15,60 @@ export interface DomainBundle {
   policy(): string;
 }
 
+/**
+ * A split's tasks in the tasks file's order, as tau2's loaders filter them (`[t for t in tasks if t.id in
+ * split]`), so task index k is tau2's k-th task of the split.
+ */
+function splitsInFileOrder(tasks: readonly Tau2Task[], splits: Record<string, string[]>, names: readonly string[]): Record<string, string[]> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const ids = new Set(splits[name] ?? []);
+      return [name, tasks.filter((task) => ids.has(task.id)).map((task) => task.id)];
+    }),
+  );
+}
+
 function bundle(domain: Tau2Domain, files: { tasks: string; splits?: string; policy: string[] }): DomainBundle {
   const tasks = lazy(() => readJsonAsset<Tau2Task[]>(files.tasks));
   return {
     domain,
     tasks,
-    splits: lazy(() => (files.splits ? readJsonAsset<Record<string, string[]>>(files.splits) : { base: tasks().map((task) => task.id) })),
+    splits: lazy(() => {
+      if (!files.splits) return { base: tasks().map((task) => task.id) };
+      const splits = readJsonAsset<Record<string, string[]>>(files.splits);
+      return splitsInFileOrder(tasks(), splits, Object.keys(splits));
+    }),
     policy: lazy(() => files.policy.map(readAsset).join("\n")),
   };
 }
+
+/**
+ * Telecom's two task sets: `tasks_base.json`, the 114 tasks of tau2's leaderboard `base` split (with its
+ * `train`/`test` halves from `split_tasks.json`), and the legacy `tasks_small.json` (`small`, 20 other
+ * tasks). tau2's 2285-task `full` set is not shipped (over 4 MiB), so its split is left out.
+ */
+const telecomBundle = (): DomainBundle => {
+  const tasks = lazy(() => [...readJsonAsset<Tau2Task[]>("domains/telecom/tasks_base.json"), ...readJsonAsset<Tau2Task[]>("domains/telecom/tasks_small.json")]);
+  return {
+    domain: telecomDomain,
+    tasks,
+    splits: lazy(() => ({
+      ...splitsInFileOrder(tasks(), readJsonAsset<Record<string, string[]>>("domains/telecom/split_tasks.json"), ["base", "train", "test"]),
+      small: readJsonAsset<Tau2Task[]>("domains/telecom/tasks_small.json").map((task) => task.id),
+    })),
+    policy: lazy(
+      () =>
+        `<main_policy>\n${readAsset("domains/telecom/main_policy.md")}\n</main_policy>\n<tech_support_policy>\n${readAsset("domains/telecom/tech_support_manual.md")}\n</tech_support_policy>`,
+    ),
+  };
+};
 
 const BUNDLES: Record<string, () => DomainBundle> = {
   retail: lazy(() =>
     bundle(retailDomain, { tasks: "domains/retail/tasks.json", splits: "domains/retail/split_tasks.json", policy: ["domains/retail/policy.md"] }),
   ),
   mock: lazy(() => bundle(mockDomain, { tasks: "domains/mock/tasks.json", splits: "domains/mock/split_tasks.json", policy: ["domains/mock/policy.md"] })),
-  // tau2's telecom/tasks.json is over 4 MiB and absent here; tasks_small.json is its `small` split.
-  telecom: lazy(() => ({
-    ...bundle(telecomDomain, { tasks: "domains/telecom/tasks_small.json", policy: [] }),
-    splits: lazy(() => ({ small: readJsonAsset<Tau2Task[]>("domains/telecom/tasks_small.json").map((task) => task.id) })),
-    policy: lazy(
-      () =>
-        `<main_policy>\n${readAsset("domains/telecom/main_policy.md")}\n</main_policy>\n<tech_support_policy>\n${readAsset("domains/telecom/tech_support_manual.md")}\n</tech_support_policy>`,
-    ),
-  })),
+  telecom: lazy(telecomBundle),
 };
 
 export function registerDomain(id: string, make: () => DomainBundle): void {

@@ -4,6 +4,6 @@ import { defineTau2Environment } from "../tau2/define.ts";
 export const tau2RetailEnvironment = defineTau2Environment({
   domain: "retail",
   title: "τ²-bench retail",
-  defaultSplit: "test",
+  defaultSplit: "base",
   description: "tau2-bench retail customer service: tau2's tools, DB, policy, user simulator and evaluation.",
 });
