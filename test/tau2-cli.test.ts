@@ -61,6 +61,17 @@ describe("toolgym replay for tau2", () => {
   });
 });
 
+describe("tau2 user and judge servers", () => {
+  it("a dead --user-model or --judge-model server is one line before the first episode, naming the option", async () => {
+    for (const option of ["--user-model", "--judge-model"]) {
+      const result = await runCli(["eval", "--env", "tau2_mock", "--n", "1", option, "http://127.0.0.1:9/v1#m", "--out", join(work, "dead"), "--quiet"]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, new RegExp(`GET http://127.0.0.1:9/v1/models could not connect .*check ${option}`));
+      assert.equal(result.stderr.trim().split("\n").length, 1, result.stderr);
+    }
+  });
+});
+
 describe("tau2 reports", () => {
   it("show reward, pass and the share of partial episodes (NL_ASSERTION unscored without a judge)", async () => {
     const out = join(work, "report-runs");

@@ -10,6 +10,8 @@ export interface PreflightTarget {
   baseUrl: string;
   model: string;
   apiKey?: string;
+  /** The option that named this server, for the failure's fix (default: --base-url / --model). */
+  option?: string;
 }
 
 const PREFLIGHT_TIMEOUT_MS = 10_000;
@@ -36,11 +38,11 @@ function causeOf(error: unknown): string {
   return code ?? cause?.message ?? (error as Error).message;
 }
 
-function fail(url: string, what: string): never {
+function fail(url: string, what: string, option = "--base-url / --model"): never {
   throw new ProviderError({
     code: "PREFLIGHT_FAILED",
     retryable: false,
-    message: `model server check failed: GET ${displayUrl(url)} ${what}; check --base-url / --model (or pass --no-preflight to skip this check)`,
+    message: `model server check failed: GET ${displayUrl(url)} ${what}; check ${option} (or pass --no-preflight to skip this check)`,
   });
 }
 
@@ -61,25 +63,25 @@ export async function preflight(target: PreflightTarget, stderr: OutputStream): 
     status = response.statusCode;
     body = await response.body.text().catch(() => "");
   } catch (error) {
-    fail(url, `could not connect (${causeOf(error)}); is the server running?`);
+    fail(url, `could not connect (${causeOf(error)}); is the server running?`, target.option);
   }
   const excerpt = (length: number) => body.replace(/\s+/g, " ").slice(0, length) || "(empty body)";
-  if (status === 401 || status === 403) fail(url, `answered HTTP ${status} (not authorised); pass --api-key or set OPENAI_API_KEY`);
+  if (status === 401 || status === 403) fail(url, `answered HTTP ${status} (not authorised); pass --api-key or set OPENAI_API_KEY`, target.option);
   if (status >= 500) {
     // The server is up and speaks HTTP; some (e.g. `transformers serve` with a local model) fail only on
     // /models, while chat completions work. Say so and go on: the episodes will tell.
     stderr.write(`toolgym: note: ${displayUrl(url)} answered HTTP ${status}; the server is up, so the run goes on\n`);
     return;
   }
-  if (status < 200 || status >= 300) fail(url, `answered HTTP ${status}: ${excerpt(160)}; is it an OpenAI-compatible /v1 URL?`);
+  if (status < 200 || status >= 300) fail(url, `answered HTTP ${status}: ${excerpt(160)}; is it an OpenAI-compatible /v1 URL?`, target.option);
   let ids: string[] | undefined;
   try {
     const parsed = JSON.parse(body) as { data?: Array<{ id?: unknown }> };
     if (Array.isArray(parsed.data)) ids = parsed.data.map((entry) => String(entry.id));
   } catch {
-    fail(url, `answered HTTP ${status} with non-JSON (${excerpt(80)}); is it an OpenAI-compatible /v1 URL?`);
+    fail(url, `answered HTTP ${status} with non-JSON (${excerpt(80)}); is it an OpenAI-compatible /v1 URL?`, target.option);
   }
-  if (ids && ids.length > 0 && !ids.includes(target.model)) {
+  if (target.model && ids && ids.length > 0 && !ids.includes(target.model)) {
     stderr.write(
       `toolgym: note: ${displayUrl(url)} lists ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", ..." : ""}, not '${target.model}'; requests may fail\n`,
     );

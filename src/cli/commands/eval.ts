@@ -26,7 +26,7 @@ import {
   resolveSplit,
   splitList,
 } from "../options.ts";
-import { preflightAll } from "../preflight.ts";
+import { preflightAll, type PreflightTarget } from "../preflight.ts";
 import { describeErrored, describeFailedRuns } from "../run-errors.ts";
 import { runSuiteForCli } from "./eval-suite.ts";
 
@@ -40,6 +40,9 @@ export interface EvalCommandOptions {
   /** tau2 environments: the simulated user's and the NL judge's model, URL#NAME (merged into the config). */
   userModel?: string;
   judgeModel?: string;
+  /** tau2: `chat_template_kwargs` for the user's (judge's) requests; tau2 sends none. */
+  userChatTemplateKwargs?: Record<string, JsonValue>;
+  judgeChatTemplateKwargs?: Record<string, JsonValue>;
   out?: string;
   quiet?: boolean;
   baseUrl?: string[];
@@ -122,13 +125,18 @@ function configKeys(env: { configSchema: unknown }): string[] {
 
 /** `--config` with `--user-model`/`--judge-model` merged in as `user_model`/`judge_model`, for environments that declare them. */
 function withModelRoles(env: { id: string; configSchema: unknown }, options: EvalCommandOptions): string {
-  const roles = { ...(options.userModel ? { user_model: options.userModel } : {}), ...(options.judgeModel ? { judge_model: options.judgeModel } : {}) };
+  const roles = {
+    ...(options.userModel ? { user_model: options.userModel } : {}),
+    ...(options.judgeModel ? { judge_model: options.judgeModel } : {}),
+    ...(options.userChatTemplateKwargs ? { user_chat_template_kwargs: options.userChatTemplateKwargs } : {}),
+    ...(options.judgeChatTemplateKwargs ? { judge_chat_template_kwargs: options.judgeChatTemplateKwargs } : {}),
+  };
   if (Object.keys(roles).length === 0) return options.config ?? "{}";
   const unsupported = Object.keys(roles).filter((key) => !configKeys(env).includes(key));
   if (unsupported.length > 0)
     throw new UsageError({
       code: "OPTION_UNSUPPORTED",
-      message: `${env.id} has no simulated user or judge (its config has no ${unsupported.join(", ")}); drop --user-model/--judge-model`,
+      message: `${env.id} has no simulated user or judge (its config has no ${unsupported.join(", ")}); drop --user-model/--judge-model and their --*-chat-template-kwargs`,
     });
   return JSON.stringify({ ...(JSON.parse(options.config ?? "{}") as object), ...roles });
 }
@@ -182,13 +190,30 @@ function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
   });
 }
 
+/**
+ * The simulated user's and the judge's servers (`URL[,URL...][#NAME]`), checked like the agent's: a dead
+ * one is one line before the first episode, not every episode erroring after its retries.
+ */
+function roleTargets(options: { userModel?: string; judgeModel?: string }): PreflightTarget[] {
+  const roles: Array<[string | undefined, string]> = [
+    [options.userModel, "--user-model"],
+    [options.judgeModel, "--judge-model"],
+  ];
+  return roles.flatMap(([address, option]) => {
+    if (!address) return [];
+    const hash = address.lastIndexOf("#");
+    const urls = (hash >= 0 ? address.slice(0, hash) : address).split(",").filter((url) => /^https?:\/\//.test(url));
+    return urls.map((baseUrl) => ({ baseUrl, model: hash >= 0 ? address.slice(hash + 1) : "", option }));
+  });
+}
+
 /** Checks every model server once before the first episode (skipped with --no-preflight). */
-export async function checkServers(models: ModelSpec[], options: { preflight: boolean }, io: CliIo): Promise<void> {
+export async function checkServers(models: ModelSpec[], options: { preflight: boolean; userModel?: string; judgeModel?: string }, io: CliIo): Promise<void> {
   if (!options.preflight) return;
-  const targets = models.flatMap((model) =>
+  const targets: PreflightTarget[] = models.flatMap((model) =>
     model.kind === "openai" ? model.baseUrls.map((baseUrl) => ({ baseUrl, model: model.name, ...(model.apiKey ? { apiKey: model.apiKey } : {}) })) : [],
   );
-  await preflightAll(targets, io.stderr);
+  await preflightAll([...targets, ...roleTargets(options)], io.stderr);
 }
 
 /** Each run's benchmark summary line (the environment's `summary` hook, e.g. tau2's pass^1..pass^K with CIs). */
@@ -251,6 +276,8 @@ const SUITE_DEFINED: Array<[keyof EvalCommandOptions, string]> = [
   ["numTrials", "--num-trials"],
   ["userModel", "--user-model"],
   ["judgeModel", "--judge-model"],
+  ["userChatTemplateKwargs", "--user-chat-template-kwargs"],
+  ["judgeChatTemplateKwargs", "--judge-chat-template-kwargs"],
   ["resume", "--resume"],
   ["runId", "--run-id"],
   ["workers", "--workers"],
@@ -266,7 +293,8 @@ export function checkEvalOptions(options: EvalCommandOptions): void {
   const scripted = (options.model ?? []).length === 0;
   if (scripted) {
     const ignored = given(MODEL_ONLY);
-    if (options.preflight === false) ignored.push("--no-preflight");
+    // --no-preflight also skips the --user-model/--judge-model servers' check.
+    if (options.preflight === false && !options.userModel && !options.judgeModel) ignored.push("--no-preflight");
     if (ignored.length > 0)
       throw new UsageError({
         code: "OPTION_CONFLICT",
@@ -341,6 +369,16 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--config <json>", "environment config as JSON", parseJsonText("--config", '{"key": 1}'))
     .option("--user-model <url#name>", "tau2: the simulated user's model, URL#NAME (default: a scripted user)", parseText("--user-model"))
     .option("--judge-model <url#name>", "tau2: the NL_ASSERTION judge's model, URL#NAME (default: none; such episodes are partial)", parseText("--judge-model"))
+    .option(
+      "--user-chat-template-kwargs <json>",
+      "tau2: chat_template_kwargs sent with every simulated-user request (tau2 sends none)",
+      parseJson("--user-chat-template-kwargs", { object: true, example: '{"enable_thinking": false}' }),
+    )
+    .option(
+      "--judge-chat-template-kwargs <json>",
+      "tau2: chat_template_kwargs sent with every judge request (tau2 sends none)",
+      parseJson("--judge-chat-template-kwargs", { object: true, example: '{"enable_thinking": false}' }),
+    )
     .option("--base-url <url>", "OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (repeat for replicas)", collectText("--base-url"))
     .option("--model <name>", "model id the server serves, or LABEL=URL[,URL...]#NAME (repeatable)", collectText("--model"))
     .option("--label <label>", "model label in the run directory name (default: from --model)", parseText("--label"))
