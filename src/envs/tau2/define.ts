@@ -9,7 +9,7 @@ import { Tau2Episode } from "./episode.ts";
 import { tau2SftExporter } from "./export.ts";
 import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
-import { tau2Policies, type Tau2EnvTask } from "./policies.ts";
+import { NOISE_LEVELS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2Summary } from "./summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
@@ -182,6 +182,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         pilots: [],
         pilotMax: 1,
         below: tau2Policies.filter((policy) => policy.kind === "pilot").map((policy) => [policy.id, "oracle"] as [string, string]),
+        // More noise, less reward: the noisy oracles' means fall strictly with epsilon.
+        monotone: ["oracle", ...NOISE_LEVELS.map((epsilon) => `noisy_oracle_${epsilon}`)],
       }),
     },
     metrics: ["reward", "pass", "partial"],

@@ -1,4 +1,4 @@
-import type { ScriptedPolicy } from "../../core/index.ts";
+import type { Random, ScriptedPolicy } from "../../core/index.ts";
 import { createScriptedAgent, type PlannedCall, type ScriptedDecision } from "../_kit/scripted.ts";
 import { getDomain } from "./domains.ts";
 import { findTool } from "./toolkit.ts";
@@ -25,7 +25,7 @@ const CLOSING = "Is there anything else I can help you with?";
 
 /** A scripted agent that plays a fixed list of moves (one per turn), then closes the conversation. */
 function scripted(id: string, moves: ScriptedDecision[]) {
-  return createScriptedAgent(id, ({ turn }) => moves[turn - 1] ?? { text: `${CLOSING} ###STOP###` });
+  return createScriptedAgent(id, ({ turn }) => moves[turn - 1] ?? { text: CLOSING });
 }
 
 function assistantActions(task: Tau2Task): Tau2Action[] {
@@ -58,6 +58,46 @@ function oracleMoves(task: Tau2Task): ScriptedDecision[] {
   moves.push({ text: `${facts.length > 0 ? `${facts.join(". ")}. ` : "Your request has been handled. "}${CLOSING}` });
   return moves;
 }
+
+/** Another task's gold arguments for the same tool, when there is one that differs: an honest wrong guess. */
+function otherArguments(envTask: Tau2EnvTask, action: Tau2Action, random: Random): Record<string, unknown> | null {
+  const others = getDomain(envTask.domain)
+    .tasks()
+    .flatMap((other) =>
+      other.id === envTask.task.id
+        ? []
+        : (other.evaluation_criteria?.actions ?? []).filter(
+            (candidate) => candidate.name === action.name && JSON.stringify(candidate.arguments) !== JSON.stringify(action.arguments),
+          ),
+    );
+  return others.length > 0 ? (others[random.integer(0, others.length - 1)] as Tau2Action).arguments : null;
+}
+
+/**
+ * The oracle with probability `epsilon` per move of a wrong but honest move: a gold call with another
+ * task's arguments for the same tool (or left out when no other task uses it), a user-side step not asked
+ * for, a fact not told. The noise comes from the policy's random stream, which `toolgym eval` derives
+ * from the trial's seed, so trials of a task differ.
+ */
+function noisyOracleMoves(envTask: Tau2EnvTask, epsilon: number, random: Random): ScriptedDecision[] {
+  const moves: ScriptedDecision[] = [];
+  const task = envTask.task;
+  const gold = task.evaluation_criteria?.actions ?? [];
+  for (const action of gold.length > 0 ? gold : actionsFromAssertions(task)) {
+    const wrong = random.chance(epsilon);
+    if ((action.requestor ?? "assistant") === "user") {
+      if (!wrong) moves.push({ text: `Please run ${action.name} on your phone and tell me what you see.` });
+      continue;
+    }
+    const args = wrong ? otherArguments(envTask, action, random) : action.arguments;
+    if (args) moves.push({ calls: [{ name: action.name, arguments: args }] });
+  }
+  const facts = (task.evaluation_criteria?.communicate_info ?? []).filter(() => !random.chance(epsilon));
+  moves.push({ text: `${facts.length > 0 ? `${facts.join(". ")}. ` : "Your request has been handled. "}${CLOSING}` });
+  return moves;
+}
+
+export const NOISE_LEVELS = [0.1, 0.3, 0.5] as const;
 
 function toolType(domain: string, name: string): string | undefined {
   const bundle = getDomain(domain).domain;
@@ -101,6 +141,12 @@ export const tau2Policies: ScriptedPolicy<Tau2EnvTask>[] = [
     description: "Performs the task's gold actions in order (asking the user to run user-side ones), then states every fact the task wants communicated.",
     create: ({ task }) => scripted("oracle", oracleMoves(task.task)),
   },
+  ...NOISE_LEVELS.map((epsilon): ScriptedPolicy<Tau2EnvTask> => ({
+    id: `noisy_oracle_${epsilon}`,
+    kind: "genuine",
+    description: `The oracle with probability ${epsilon} per move of a wrong but honest move (another task's arguments, a step or a fact left out); noise from the trial's seed.`,
+    create: ({ task, random }) => scripted(`noisy_oracle_${epsilon}`, noisyOracleMoves(task, epsilon, random)),
+  })),
   {
     id: "do_nothing_stop",
     kind: "pilot",
