@@ -42,7 +42,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--server-url", default=None, help="running `toolgym serve` URL(s), comma-separated (sessions spread over them); default: start one"
     )
-    parser.add_argument("--server-token", default=os.environ.get("TOOLGYM_SERVER_TOKEN"))
+    parser.add_argument("--server-token", default=os.environ.get("TOOLGYM_TOKEN", os.environ.get("TOOLGYM_SERVER_TOKEN")))
     parser.add_argument("--toolgym-command", default="npx toolgym", help="how to run the toolgym CLI when starting a server")
     parser.add_argument("--output-dir", required=True)
     parser.add_argument("--max-steps", type=int, default=250)
@@ -96,9 +96,9 @@ def free_port() -> int:
 def start_server(command: str, token: str | None) -> str:
     port = free_port()
     arguments = command.split() + ["serve", "--host", "127.0.0.1", "--port", str(port)]
-    if token:
-        arguments += ["--token", token]
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # The token goes in the server's environment, not its command line, which `ps` shows to every user.
+    environment = {**os.environ, "TOOLGYM_TOKEN": token} if token else None
+    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment)
     atexit.register(process.terminate)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60

@@ -184,8 +184,9 @@ describe("server app (app.request)", () => {
 
 describe("OpenEnv protocol frames", () => {
   it("resets, lists and calls tools by step and MCP, reports state, and closes", async () => {
-    const { store } = createServerApp({ environments: ENVIRONMENTS });
-    const connection = new OpenEnvConnection({ store, defaultEnv: "mock" });
+    const serverApp = createServerApp({ environments: ENVIRONMENTS });
+    const { store } = serverApp;
+    const connection = new OpenEnvConnection({ serverApp, defaultEnv: "mock" });
     const first = async (text: unknown) => (await connection.handle(typeof text === "string" ? text : JSON.stringify(text))).frames[0] as Json;
     assert.equal((await first({ type: "step", data: { type: "list_tools" } })).data.code, "SESSION_ERROR");
     const reset = await first({ type: "reset", data: { split: "train", seed: 3, index: 1 } });

@@ -13,7 +13,7 @@ import { startServer, type RunningServer } from "../src/server/start-server.ts";
  * framing (pipelining, split writes, half-close) in ways an HTTP client library would not.
  */
 /** A head as read, with its target as text. */
-type ReadHead = Omit<RequestHead, "targetStart" | "targetEnd"> & { target: string };
+type ReadHead = Omit<RequestHead, "targetStart" | "targetEnd" | "hostStart" | "hostEnd"> & { target: string; host: string | undefined };
 
 /** Frames `text` (a head without its blank line) the way http-connection.ts does: found in the bytes, then read. */
 function frame(text: string, maxBodyBytes: number): ReadHead | undefined {
@@ -21,8 +21,8 @@ function frame(text: string, maxBodyBytes: number): ReadHead | undefined {
   assert.equal(headEnd(bytes, bytes.length), text.length, "the blank line is found where the head ends");
   const head = parseRequestHead(bytes, text.length, maxBodyBytes);
   if (!head) return undefined;
-  const { targetStart, targetEnd, ...rest } = head;
-  return { ...rest, target: bytes.toString("latin1", targetStart, targetEnd) };
+  const { targetStart, targetEnd, hostStart, hostEnd, ...rest } = head;
+  return { ...rest, target: bytes.toString("latin1", targetStart, targetEnd), host: hostStart < 0 ? undefined : bytes.toString("latin1", hostStart, hostEnd) };
 }
 
 /**
@@ -45,12 +45,14 @@ function referenceHead(text: string, maxBodyBytes: number): ReadHead | undefined
   const declared = header("\r\ncontent-length:");
   const connection = header("\r\nconnection:");
   const authorization = header("\r\nauthorization:");
-  if (declared === false || connection === false || authorization === false) return undefined;
+  const host = header("\r\nhost:");
+  const origin = header("\r\norigin:");
+  if (declared === false || connection === false || authorization === false || host === false || origin === false) return undefined;
   if (declared !== null && !/^\d{1,15}$/.test(declared)) return undefined;
   const length = declared === null ? 0 : Number(declared);
   if (length > maxBodyBytes) return undefined;
   const close = connection !== null && connection.toLowerCase() === "close";
-  const plain = (connection === null || close || connection.toLowerCase() === "keep-alive") && lower.includes("\r\nhost:");
+  const plain = (connection === null || close || connection.toLowerCase() === "keep-alive") && host !== null;
   const bodyStart = text.length + 4;
   return {
     method: match[1] as string,
@@ -60,6 +62,8 @@ function referenceHead(text: string, maxBodyBytes: number): ReadHead | undefined
     close,
     plain,
     authorization: authorization ?? undefined,
+    origin: origin ?? undefined,
+    host: host ?? undefined,
   };
 }
 
@@ -78,6 +82,8 @@ describe("request heads (http-head.ts)", () => {
       close: false,
       plain: true,
       authorization: "Bearer t0k",
+      host: "127.0.0.1:8765",
+      origin: undefined,
     });
     assert.equal(head(["GET /health HTTP/1.1", "host: x"])?.total, "GET /health HTTP/1.1\r\nhost: x".length + 4, "no body without Content-Length");
     assert.equal(head(["POST /x HTTP/1.1", "Host: x", "Connection: Close"])?.close, true);
@@ -229,7 +235,8 @@ for (const sharedReadBuffer of [true, false])
     const looked = JSON.stringify({ key: task.key, value: task.answer });
 
     before(async () => {
-      server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxBodyBytes: 4096, sharedReadBuffer });
+      // "test" is the Host these raw requests name.
+      server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxBodyBytes: 4096, sharedReadBuffer, allowedHosts: ["test"] });
     });
     after(async () => {
       await server.close();

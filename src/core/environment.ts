@@ -161,6 +161,15 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   exports?: Record<string, RunExporter>;
   /** The benchmark's own summary of a run (its published formulas and printed line), shown by `toolgym report`. */
   summary?: SummarySpec;
+  /**
+   * Config keys that reach outside the process: a data file, a data directory, or a model endpoint. A server
+   * lets a client name only what its operator fixed at start (`toolgym serve --data-dir`, `--model`).
+   */
+  externalConfig?: Record<string, "file" | "directory" | "model">;
+  /** The files a parsed config makes `generate` read (none for built-in data), so a server can check them first. */
+  dataFiles?(config: Config): string[];
+  /** Loads what `generate` needs for this config without blocking the event loop; a server awaits it first. */
+  prepare?(config: Config): Promise<void>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,8 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ServerError, ToolgymError, type AnyEnvironment } from "../core/index.ts";
+import { createAccess, unauthorizedMessage, type Access } from "./access.ts";
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
+import { resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
 import { SessionStore, describeSession, type Session, type SessionAddress } from "./session-store.ts";
 
 const sessionFields = new Set(["env", "split", "seed", "index", "config", "max_turns"]);
@@ -11,7 +12,19 @@ export interface ServerAppOptions {
   environments: Record<string, AnyEnvironment>;
   /** When set, every route except `GET /health` needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Several accepted tokens, one per client (each has its own session quota); `token` is one more. */
+  tokens?: readonly string[];
+  /** The address the server binds (default loopback): requests naming another `Host` get 403. */
+  host?: string;
+  /** Host names accepted besides the bound address. */
+  allowedHosts?: readonly string[];
+  /** Origins whose pages may call the server; any other `Origin` gets 403. */
+  allowedOrigins?: readonly string[];
   maxSessions?: number;
+  /** Most open sessions per client (per token; all clients without a token count as one). Default: maxSessions. */
+  maxSessionsPerClient?: number;
+  /** Data directories and model endpoints a session config may name (by a path inside, by a name). */
+  resources?: ServerResources;
   /** Idle sessions are closed after this many seconds (default 600). */
   idleSeconds?: number;
   /** Largest accepted request body in bytes (default 1 MiB). */
@@ -26,6 +39,8 @@ export interface ServerApp {
   store: SessionStore;
   catalog: { list(): EnvironmentEntry[]; get(id: string): EnvironmentEntry | undefined };
   options: Required<Pick<ServerAppOptions, "maxSessions" | "idleSeconds" | "maxBodyBytes">> & { token?: string };
+  access: Access;
+  resources: ResolvedResources;
 }
 
 export function errorBody(code: string, message: string): { error: { code: string; message: string } } {
@@ -34,6 +49,29 @@ export function errorBody(code: string, message: string): { error: { code: strin
 
 function fail(c: Context, status: number, code: string, message: string): Response {
   return c.json(errorBody(code, message), status as 400);
+}
+
+/** Deepest nesting accepted in a request body or frame: tool arguments are shallow, and deeper values would overflow the stack later. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether a parsed JSON value nests objects and arrays deeper than `limit` (walked without recursion). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const stack: unknown[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const current = stack.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth > limit) return true;
+    for (const key in current) {
+      const inner = (current as Record<string, unknown>)[key];
+      if (typeof inner === "object" && inner !== null) {
+        stack.push(inner);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
 }
 
 /** Parses a request body that must be a JSON object; empty text counts as `{}`. Anything else throws a 400 naming the problem. */
@@ -52,6 +90,8 @@ export function parseObject(text: string): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ServerError({ code: "INVALID_BODY", status: 400, message: "the request body must be a JSON object" });
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH))
+    throw new ServerError({ code: "JSON_TOO_DEEP", status: 400, message: `the request body nests deeper than ${MAX_JSON_DEPTH} levels; send flat values` });
   return value as Record<string, unknown>;
 }
 
@@ -61,10 +101,12 @@ async function readObject(c: Context): Promise<Record<string, unknown>> {
 }
 
 /**
- * `POST /sessions` from its parsed body: refuses fields it does not know, then opens the session. Shared by
- * the Hono route and the fast path (fast-session.ts), so both validate alike.
+ * `POST /sessions` from its parsed body: refuses fields it does not know, then opens the session for
+ * `client` (its quota). Shared by the Hono route, the fast path (fast-session.ts) and OpenEnv's reset, so all
+ * validate alike. A config naming data files or models resolves them first, asynchronously (external-config.ts).
  */
-export function createSession(store: SessionStore, body: Record<string, unknown>): Session {
+export function createSession(serverApp: Pick<ServerApp, "store" | "resources">, body: Record<string, unknown>, client: string): Session | Promise<Session> {
+  const { store } = serverApp;
   const unknown = Object.keys(body).filter((key) => !sessionFields.has(key));
   if (unknown.length > 0)
     throw new ServerError({
@@ -75,7 +117,12 @@ export function createSession(store: SessionStore, body: Record<string, unknown>
         .map((key) => `'${key.slice(0, 40)}'`)
         .join(", ")}; a session is created from env, split, seed, index, config, max_turns`,
     });
-  return store.create(body as unknown as SessionAddress);
+  const address = body as unknown as SessionAddress;
+  const env = store.environment(address.env);
+  const external = resolveExternalConfig(env, address.config, serverApp.resources);
+  if (!external) return store.create(address, client);
+  store.checkQuota(client);
+  return external.then((config) => store.create({ ...address, config }, client));
 }
 
 /** `DELETE /sessions/:id`: closes the session, or throws SESSION_UNKNOWN (404) when there is none. */
@@ -90,8 +137,7 @@ export function errorReply(error: unknown): { status: number; body: ReturnType<t
   return { status: 500, body: errorBody("INTERNAL", `unexpected server error: ${(error as Error)?.message ?? String(error)}; please report it`) };
 }
 
-/** The 401 message for a missing or wrong token (HTTP routes and the fast tool-call path). */
-export const unauthorizedMessage = "missing or wrong bearer token; send 'Authorization: Bearer <token>' with the token given to 'toolgym serve --token'";
+export { unauthorizedMessage };
 
 /**
  * Bodies past the limit but declared at most this long are read and thrown away after the 413 (node:http
@@ -108,13 +154,6 @@ export function discardsBody(contentLength: string | undefined): boolean {
   return Number.isSafeInteger(length) && length <= discardLimitBytes;
 }
 
-export function tokenMatches(expected: string, header: string | undefined | null): boolean {
-  if (!header || !header.startsWith("Bearer ")) return false;
-  const given = Buffer.from(header.slice(7));
-  const wanted = Buffer.from(expected);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
-}
-
 /**
  * The toolgym environment server as a Hono app (no sockets: `app.request()` drives it in tests).
  * Routes: health, environments with tool schemas, sessions (create, call, reward, close), stats.
@@ -125,17 +164,22 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     maxSessions: options.maxSessions ?? 1024,
     idleSeconds: options.idleSeconds ?? 600,
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-    token: options.token,
+    token: options.token ?? options.tokens?.[0],
   };
+  const tokens = [...(options.token ? [options.token] : []), ...(options.tokens ?? [])];
+  const access = createAccess({ host: options.host ?? "127.0.0.1", tokens, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins });
+  const resources = resolveResources(options.resources);
   const store = new SessionStore({
     environments: options.environments,
     maxSessions: settings.maxSessions,
+    maxSessionsPerClient: options.maxSessionsPerClient,
     idleMilliseconds: settings.idleSeconds * 1000,
     idPrefix: options.sessionIdPrefix,
     now: options.now,
   });
   const catalog = createEnvironmentCatalog(options.environments);
   const app = new Hono();
+  const serverApp: ServerApp = { app, store, catalog, options: settings, access, resources };
 
   app.onError((error, c) => {
     const reply = errorReply(error);
@@ -143,17 +187,21 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
   app.notFound((c) => fail(c, 404, "ROUTE_UNKNOWN", `no route ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 100)}; see GET /envs and POST /sessions`));
 
+  // Host and Origin before anything else, /health included: a rebinding page must not even learn the server is there.
+  app.use("*", async (c, next) => {
+    const refusal = access.checkPlace(c.req.header("host"), c.req.header("origin"));
+    if (refusal) return fail(c, refusal.status, refusal.code, refusal.message);
+    await next();
+  });
   app.get("/health", (c) => c.json({ status: "healthy", sessions: store.size, max_sessions: store.maxSessions }));
 
-  if (settings.token) {
-    const token = settings.token;
-    app.use("*", async (c, next) => {
-      if (!tokenMatches(token, c.req.header("authorization"))) {
-        return fail(c, 401, "UNAUTHORIZED", unauthorizedMessage);
-      }
-      await next();
-    });
-  }
+  // The client a request speaks for; `/ws` may carry the token in its query (browsers' WebSocket API sends no headers).
+  app.use("*", async (c, next) => {
+    const client = access.identify(c.req.header("authorization"), c.req.path === "/ws" ? c.req.query("token") : undefined);
+    if (client === undefined) return fail(c, 401, "UNAUTHORIZED", unauthorizedMessage);
+    c.set("client" as never, client as never);
+    await next();
+  });
   app.use(
     "*",
     bodyLimit({
@@ -173,7 +221,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
   app.get("/stats", (c) => c.json({ open_sessions: store.size, max_sessions: store.maxSessions, ...store.counters }));
 
-  app.post("/sessions", async (c) => c.json(describeSession(createSession(store, await readObject(c))), 201));
+  app.post("/sessions", async (c) => c.json(describeSession(await createSession(serverApp, await readObject(c), c.get("client" as never) as string)), 201));
   app.get("/sessions/:id", (c) => {
     const session = store.get(c.req.param("id"));
     return c.json({ ...describeSession(session), done: session.driver.episode.done, calls: session.calls });
@@ -192,5 +240,5 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
     return c.json({ closed: true });
   });
 
-  return { app, store, catalog, options: settings };
+  return serverApp;
 }

@@ -8,16 +8,8 @@ import { startServer } from "./start-server.ts";
 import type { WorkerSettings } from "./cluster.ts";
 
 const settings = JSON.parse(process.env.TOOLGYM_WORKER ?? "{}") as WorkerSettings;
-const server = await startServer({
-  environments: ENVIRONMENTS,
-  host: settings.host,
-  port: settings.port,
-  token: settings.token,
-  maxSessions: settings.maxSessions,
-  idleSeconds: settings.idleSeconds,
-  maxBodyBytes: settings.maxBodyBytes,
-  worker: { index: settings.index, count: settings.count, socketDirectory: settings.socketDirectory },
-});
+const { index, count, socketDirectory, ...options } = settings;
+const server = await startServer({ environments: ENVIRONMENTS, ...options, worker: { index, count, socketDirectory } });
 process.send?.({ type: "toolgym-worker-ready", index: settings.index, port: server.port });
 // The primary disconnects the IPC channel to stop a worker: close sessions and sockets, then exit.
 process.on("disconnect", () => {

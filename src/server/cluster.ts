@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ServerError } from "../core/index.ts";
+import type { ServerResources } from "./external-config.ts";
 
 /** What the primary tells each worker (as JSON in its environment). */
 export interface WorkerSettings {
@@ -13,7 +14,14 @@ export interface WorkerSettings {
   host: string;
   port: number;
   token?: string;
+  /** Tokens travel in the worker's environment, never on its command line. */
+  tokens?: string[];
+  allowedOrigins?: string[];
+  allowedHosts?: string[];
+  resources?: ServerResources;
   maxSessions: number;
+  maxSessionsPerClient?: number;
+  maxConnections?: number;
   idleSeconds: number;
   maxBodyBytes?: number;
 }

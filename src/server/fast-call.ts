@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { discardLimitBytes, discardsBody, errorBody, errorReply, parseObject, tokenMatches, unauthorizedMessage, type ServerApp } from "./app.ts";
+import { discardLimitBytes, discardsBody, errorBody, errorReply, parseObject, unauthorizedMessage, type ServerApp } from "./app.ts";
 import type { CallOutcome } from "./session-store.ts";
 
 /**
@@ -66,11 +66,10 @@ export function outcomeAnswer(outcome: CallOutcome): CallAnswer {
 
 /** Answers one tool call from its session id, `Authorization` header and body (UTF-8 decoded); never throws. */
 export function createCallAnswerer(serverApp: ServerApp): (id: string, authorization: string | undefined, body: string) => CallAnswer {
-  const { store } = serverApp;
-  const { token } = serverApp.options;
+  const { store, access } = serverApp;
   const unauthorized = jsonAnswer(401, JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage)));
   return (id, authorization, body) => {
-    if (token && !tokenMatches(token, authorization)) return unauthorized;
+    if (access.needsToken && access.identify(authorization) === undefined) return unauthorized;
     let text = body;
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // UTF-8 decoding drops a byte-order mark, as Request.text() does
     try {
@@ -95,7 +94,9 @@ function send(response: ServerResponse, status: number, text: string, close = fa
  * the limit), `false` to hand it to the Hono app.
  */
 export function createFastCallHandler(serverApp: ServerApp): (request: IncomingMessage, response: ServerResponse) => boolean {
-  const { token, maxBodyBytes } = serverApp.options;
+  const { access } = serverApp;
+  const { maxBodyBytes } = serverApp.options;
+  const unauthorizedRequest = (request: IncomingMessage): boolean => access.needsToken && access.identify(request.headers.authorization) === undefined;
   const answerCall = createCallAnswerer(serverApp);
   const tooLarge = JSON.stringify(errorBody("BODY_TOO_LARGE", `request bodies are limited to ${maxBodyBytes} bytes`));
   const unauthorized = JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage));
@@ -109,13 +110,13 @@ export function createFastCallHandler(serverApp: ServerApp): (request: IncomingM
       // adapter drains an unread body for only half a second before resetting the connection, which a client
       // still uploading on a busy machine sees as EPIPE instead of this 413. The token is Hono's to check first.
       const bodied = request.method !== "GET" && request.method !== "HEAD";
-      if (!oversized || !bodied || (token && !tokenMatches(token, request.headers.authorization))) return false;
+      if (!oversized || !bodied || unauthorizedRequest(request)) return false;
       send(response, 413, tooLarge, !discardsBody(declared));
       return true;
     }
     const id = match[1] as string;
     // Checked before the body is read, so an unauthorised client cannot make the server buffer a body.
-    if (token && !tokenMatches(token, request.headers.authorization)) {
+    if (unauthorizedRequest(request)) {
       send(response, 401, unauthorized);
       return true;
     }

@@ -1,4 +1,4 @@
-import { closeSession, createSession, errorBody, errorReply, parseObject, tokenMatches, unauthorizedMessage, type ServerApp } from "./app.ts";
+import { closeSession, createSession, errorBody, errorReply, parseObject, unauthorizedMessage, type ServerApp } from "./app.ts";
 import type { CallAnswer } from "./fast-call.ts";
 import { describeSession } from "./session-store.ts";
 
@@ -14,8 +14,11 @@ import { describeSession } from "./session-store.ts";
  */
 export const sessionRoute = /^\/sessions\/([A-Za-z0-9_-]{1,200})$/;
 
-/** Answers one request from its `Authorization` header and body (UTF-8 decoded); never throws. */
-export type SessionAnswer = (authorization: string | undefined, body: string) => CallAnswer;
+/**
+ * Answers one request from its `Authorization` header and body (UTF-8 decoded); never throws (a promise
+ * that never rejects when the session's config names data files to load first).
+ */
+export type SessionAnswer = (authorization: string | undefined, body: string) => CallAnswer | Promise<CallAnswer>;
 
 function jsonAnswer(status: number, text: string): CallAnswer {
   return { status, text, bytes: Buffer.byteLength(text) };
@@ -32,17 +35,19 @@ function failure(error: unknown): CallAnswer {
  * passes other workers' sessions on through node:http).
  */
 export function createSessionRoutes(serverApp: ServerApp, owns: (target: string) => boolean): (method: string, target: string) => SessionAnswer | undefined {
-  const { store } = serverApp;
-  const { token } = serverApp.options;
+  const { store, access } = serverApp;
   const unauthorized = jsonAnswer(401, JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage)));
   const closed = jsonAnswer(200, JSON.stringify({ closed: true }));
 
   const create: SessionAnswer = (authorization, body) => {
-    if (token && !tokenMatches(token, authorization)) return unauthorized;
+    const client = access.identify(authorization);
+    if (client === undefined) return unauthorized;
     // UTF-8 decoding drops a byte-order mark, as Request.text() does.
     const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
     try {
-      return jsonAnswer(201, JSON.stringify(describeSession(createSession(store, parseObject(text)))));
+      const session = createSession(serverApp, parseObject(text), client);
+      if (session instanceof Promise) return session.then((opened) => jsonAnswer(201, JSON.stringify(describeSession(opened))), failure);
+      return jsonAnswer(201, JSON.stringify(describeSession(session)));
     } catch (error) {
       return failure(error);
     }
@@ -50,7 +55,7 @@ export function createSessionRoutes(serverApp: ServerApp, owns: (target: string)
 
   const close = (id: string): SessionAnswer => {
     return (authorization) => {
-      if (token && !tokenMatches(token, authorization)) return unauthorized;
+      if (access.needsToken && access.identify(authorization) === undefined) return unauthorized;
       try {
         closeSession(store, id);
         return closed;

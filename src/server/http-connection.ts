@@ -38,7 +38,17 @@ export interface ConnectionHandlerOptions {
    * For a request that is not a tool call: its answerer when this process answers it itself (session create
    * and close, fast-session.ts), else undefined to pass it on.
    */
-  otherRoute?(method: string, target: string): ((authorization: string | undefined, body: string) => CallAnswer) | undefined;
+  otherRoute?(method: string, target: string): ((authorization: string | undefined, body: string) => CallAnswer | Promise<CallAnswer>) | undefined;
+  /** The 403 for a request whose `Host` or `Origin` is not allowed (access.ts), else undefined. */
+  checkPlace(host: string | undefined, origin: string | undefined): CallAnswer | undefined;
+  /** A request's head must arrive within this long of its first byte, trickled or not (default 20 s). */
+  headMilliseconds?: number;
+  /** And the whole request, body included, within this long (default 60 s). */
+  requestMilliseconds?: number;
+  /** Most open connections (default 4096): more are closed as they arrive, before file handles run out. */
+  maxConnections?: number;
+  /** Bytes all connections together may hold for requests not complete yet (default 64 MiB); past it the connection that asks for more is closed. */
+  maxHeldBytes?: number;
   /**
    * Read connections into one shared buffer (`adopt`; the listening server must accept with
    * `pauseOnConnect`). Default true; false reads each connection as a stream.
@@ -52,10 +62,28 @@ export interface ConnectionHandler {
   closeAll(): void;
 }
 
+/** How long a request's head (then the whole request) may take to arrive, counted from its first byte. */
+export const DEFAULT_HEAD_MILLISECONDS = 20_000;
+export const DEFAULT_REQUEST_MILLISECONDS = 60_000;
+
 /** node:http's default limit on a request head (`--max-http-header-size`); longer heads are node's to refuse. */
 const HEAD_LIMIT = 16 * 1024;
 
 const NOTHING: Buffer = Buffer.alloc(0);
+
+/**
+ * How much of a request head's blank line (CR LF CR LF) ends `bytes[start, end)`, continuing from `matched`
+ * bytes of it before: 4 once it is complete. Pieces of a head that arrive apart are scanned once each.
+ */
+function blankLineProgress(bytes: Uint8Array, start: number, end: number, matched: number): number {
+  for (let index = start; index < end && matched < 4; index++) {
+    const byte = bytes[index];
+    if (byte === 0x0d) matched = matched === 2 ? 3 : 1;
+    else if (byte === 0x0a) matched = matched === 1 ? 2 : matched === 3 ? 4 : 0;
+    else matched = 0;
+  }
+  return matched;
+}
 
 /** What every adopted connection reads into; a connection copies out what it keeps past a read. */
 const readBuffer = Buffer.alloc(64 * 1024);
@@ -143,6 +171,11 @@ function statusPrefix(status: number): string {
 
 export function createConnectionHandler(options: ConnectionHandlerOptions): ConnectionHandler {
   const { http, answerCall } = options;
+  const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
+  const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
+  const maxHeldBytes = options.maxHeldBytes ?? 64 * 1024 * 1024;
+  /** Bytes held by every connection for requests not complete yet. */
+  let held = 0;
   const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveMilliseconds / 1000)}\r\n\r\n`;
   // The headers after Content-Length, rebuilt when the Date changes (once a second) rather than per answer.
   let keepAliveDate = "";
@@ -157,7 +190,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
   };
   const closing = (): string => `\r\nDate: ${httpDate()}\r\nConnection: close\r\n\r\n`;
   /** Every connection; `own` while this reader has it (node:http times out the ones handed to it). */
-  const open = new Set<{ socket: Socket; idleSince: number; busy: boolean; own: boolean }>();
+  const open = new Set<{ socket: Socket; idleSince: number; busy: boolean; own: boolean; requestSince: number; waiting: () => "head" | "body" | undefined }>();
 
   // A relayed response has been written once its ServerResponse finishes (or is torn down).
   http.prependListener("request", (request: IncomingMessage, response: ServerResponse) => {
@@ -168,15 +201,35 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     response.once("close", done);
   });
 
+  const maxConnections = options.maxConnections ?? 4096;
   const handle = (accepted: Socket): void => {
+    // Counted here: an adopted socket is no longer counted by its net.Server (see adopt), so its maxConnections cannot.
+    if (open.size >= maxConnections) return void accepted.destroy();
     const adopted = options.sharedReadBuffer === false ? undefined : adopt(accepted, (length, buffer) => onRead(length, buffer));
     const socket = adopted ?? accepted;
     socket.setNoDelay(true);
-    const state = { socket, idleSince: Date.now(), busy: false, own: true };
-    open.add(state);
-    /** Bytes received and not yet answered or passed on; `size` is its length. */
+    /** Bytes received and not yet answered or passed on: `buffered`, then `pieces` not joined yet; `size` counts both. */
     let buffered = NOTHING;
+    let pieces: Buffer[] = [];
     let size = 0;
+    /** How much of the head's blank line the pieces ended on (blankLineProgress). */
+    let blankLine = 0;
+    const state = {
+      socket,
+      idleSince: Date.now(),
+      busy: false,
+      own: true,
+      /** When the first byte of the request being received arrived. */
+      requestSince: 0,
+      waiting: (): "head" | "body" | undefined => (size === 0 || state.busy ? undefined : head ? "body" : "head"),
+    };
+    open.add(state);
+    /** Sets `size`, keeping the bytes all connections hold up to date. */
+    const resize = (next: number): void => {
+      held += next - size;
+      size = next;
+    };
+    let lastHost = NOTHING;
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
@@ -192,9 +245,10 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         relay.destroy();
       }
       socket.pause();
+      join();
       if (size > 0) socket.unshift(Buffer.from(buffered)); // a copy: it may lie in the shared read buffer
       buffered = NOTHING;
-      size = 0;
+      resize(0);
       http.emit("connection", socket);
       socket.resume();
     };
@@ -223,14 +277,38 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       relay.push(Buffer.from(request)); // a copy: it may lie in the shared read buffer
     };
 
+    /** Joins the pieces received since the last look into `buffered`: once per request, not once per read. */
+    const join = (): void => {
+      if (pieces.length === 0) return;
+      buffered = Buffer.concat([buffered, ...pieces], size);
+      pieces = [];
+    };
+
+    /** An answer the reader gives itself (a promise for a session whose data loads first): in order, later requests wait. */
+    const answerSoon = (reply: CallAnswer | Promise<CallAnswer>, close: boolean): void => {
+      if (!(reply instanceof Promise)) return answer(reply, close);
+      state.busy = true;
+      void reply.then((ready) => {
+        state.busy = false;
+        state.idleSince = Date.now();
+        if (socket.destroyed) return;
+        answer(ready, close);
+        if (size > 0 || clientEnded) setImmediate(drain);
+      });
+    };
+
     /** Answers or passes on the complete requests buffered, in order, until one is in flight. */
     const answerBuffered = (): void => {
       while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
+        join();
         const data = buffered;
         if (!head) {
           const end = headEnd(data, Math.min(size, HEAD_LIMIT + 4));
           if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
-          if (end < 0) return;
+          if (end < 0) {
+            blankLine = blankLineProgress(data, Math.max(0, size - 3), size, 0);
+            return;
+          }
           head = parseRequestHead(data, end, options.maxBodyBytes);
           if (!head) return handOff();
         }
@@ -240,10 +318,24 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         head = undefined;
         if (size === total) {
           buffered = NOTHING;
-          size = 0;
+          resize(0);
         } else {
           buffered = data.subarray(total);
-          size -= total;
+          resize(size - total);
+          state.requestSince = Date.now();
+        }
+        if (taken.plain) {
+          // A client sends one Host on every request: it is judged when it changes.
+          const host = taken.hostStart < 0 ? NOTHING : data.subarray(taken.hostStart, taken.hostEnd);
+          let refusal: CallAnswer | undefined;
+          if (taken.origin !== undefined || !holdsBytes(host, 0, host.length, lastHost)) {
+            refusal = options.checkPlace(taken.hostStart < 0 ? undefined : host.toString("latin1"), taken.origin);
+            if (!refusal && taken.origin === undefined) lastHost = Buffer.from(host);
+          }
+          if (refusal) {
+            answer(refusal, taken.close);
+            continue;
+          }
         }
         let callId: string | undefined;
         if (taken.method === "POST" && taken.plain) {
@@ -262,7 +354,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         }
         const other =
           taken.plain && options.otherRoute ? options.otherRoute(taken.method, data.toString("latin1", taken.targetStart, taken.targetEnd)) : undefined;
-        if (other) answer(other(taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
+        if (other) answerSoon(other(taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
         else relayRequest(size === 0 ? data : data.subarray(0, total));
       }
     };
@@ -273,19 +365,43 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       if (clientEnded && state.own && !state.busy && !socket.writableEnded) socket.end();
     };
 
-    const onData = (chunk: Buffer): void => {
-      // Joined at once: the reader looks at everything received on each arrival anyway.
-      buffered = size === 0 ? chunk : Buffer.concat([buffered, chunk], size + chunk.length);
-      size += chunk.length;
-      state.idleSince = Date.now();
-      drain();
+    /** Takes a read; `shared` when it lies in the shared read buffer (kept pieces are then copied out). */
+    const onData = (chunk: Buffer, shared = false): void => {
+      const now = Date.now();
+      state.idleSince = now;
+      if (size === 0) {
+        // The usual case: a whole request in one read, looked at in place.
+        buffered = chunk;
+        resize(chunk.length);
+        state.requestSince = now;
+        return drain();
+      }
+      resize(size + chunk.length);
+      if (held > maxHeldBytes) {
+        // Too many unfinished requests at once: this one asks for more than is left.
+        socket.destroy();
+        return;
+      }
+      if (state.busy) {
+        pieces.push(shared ? Buffer.from(chunk) : chunk);
+        return;
+      }
+      // A request arriving in pieces: each piece is kept as it is and looked at once; they are joined when
+      // the head's blank line has come (or the head is too long) and when the body is complete.
+      const headDone = head === undefined && (blankLine = blankLineProgress(chunk, 0, chunk.length, blankLine)) === 4;
+      if (head === undefined ? headDone || size > HEAD_LIMIT : size >= head.total) {
+        pieces.push(chunk);
+        blankLine = 0;
+        return drain();
+      }
+      pieces.push(shared ? Buffer.from(chunk) : chunk);
     };
 
     /** A read into the shared buffer (adopted sockets). */
     const onRead = (length: number, buffer: Buffer): boolean => {
       // Handed to node:http, which reads the connection itself until it gives it up (an upgrade): a stream again.
       if (!state.own) return socket.push(Buffer.from(buffer.subarray(0, length)));
-      onData(buffer.subarray(0, length));
+      onData(buffer.subarray(0, length), true);
       // What is kept for later (a request not complete yet) is copied out: the next read reuses the buffer.
       if (size > 0 && buffered.buffer === buffer.buffer) buffered = Buffer.from(buffered);
       return true;
@@ -304,6 +420,9 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       open.delete(state);
+      resize(0);
+      buffered = NOTHING;
+      pieces = [];
       if (relay && !relay.destroyed) {
         relay.detached = true;
         relay.destroy();
@@ -311,13 +430,24 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     });
   };
 
-  // Closes connections idle longer than the keep-alive timeout; one timer for all instead of one per socket.
+  // Closes connections idle longer than the keep-alive timeout, and those whose request has not arrived within
+  // its deadline (however slowly its bytes trickle in); one timer for all instead of one per socket.
+  const timeout = JSON.stringify({ error: { code: "REQUEST_TIMEOUT", message: "the request did not arrive in time; send each request whole" } });
   const sweep = setInterval(
     () => {
-      const limit = Date.now() - options.keepAliveMilliseconds;
-      for (const state of open) if (state.own && !state.busy && state.idleSince < limit) state.socket.destroy();
+      const now = Date.now();
+      const idleLimit = now - options.keepAliveMilliseconds;
+      for (const state of open) {
+        if (!state.own) continue;
+        const waiting = state.waiting();
+        const late = waiting !== undefined && now - state.requestSince > (waiting === "head" ? headMilliseconds : requestMilliseconds);
+        if (late) {
+          state.socket.end(`${statusPrefix(408)}${Buffer.byteLength(timeout)}${closing()}${timeout}`);
+          state.socket.destroySoon();
+        } else if (!state.busy && waiting === undefined && state.idleSince < idleLimit) state.socket.destroy();
+      }
     },
-    Math.min(10_000, options.keepAliveMilliseconds),
+    Math.min(1000, options.keepAliveMilliseconds),
   );
   sweep.unref();
 

@@ -23,6 +23,11 @@ export interface RequestHead {
   /** Nothing about the request needs node:http itself (a `Host` header is there, `Connection` is plain). */
   plain: boolean;
   authorization: string | undefined;
+  /** Where the `Host` value lies (trimmed; -1 without one): compared as bytes with the last one accepted. */
+  hostStart: number;
+  hostEnd: number;
+  /** The `Origin` header, when a browser sent one. */
+  origin: string | undefined;
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -44,6 +49,7 @@ const enum Name {
   ContentLength,
   Connection,
   Authorization,
+  Origin,
   /** A framing or protocol switch node:http must handle (`Transfer-Encoding`, `Upgrade`, `Expect`). */
   Refused,
 }
@@ -69,7 +75,7 @@ function nameOf(bytes: Uint8Array, start: number, end: number): Name {
     case 4:
       return equalsLower(bytes, start, end, "host") ? Name.Host : Name.Other;
     case 6:
-      return equalsLower(bytes, start, end, "expect") ? Name.Refused : Name.Other;
+      return equalsLower(bytes, start, end, "expect") ? Name.Refused : equalsLower(bytes, start, end, "origin") ? Name.Origin : Name.Other;
     case 7:
       return equalsLower(bytes, start, end, "upgrade") ? Name.Refused : Name.Other;
     case 10:
@@ -128,6 +134,9 @@ export function parseRequestHead(bytes: Buffer, end: number, maxBodyBytes: numbe
   let keepAlive = false;
   let authorization: string | undefined;
   let host = false;
+  let hostStart = -1;
+  let hostEnd = -1;
+  let origin: string | undefined;
   // Each turn reads CR LF, a name, ":" and a value, up to the next CR LF or the end of the head.
   while (position < end) {
     if (bytes[position] !== 0x0d || bytes[position + 1] !== 0x0a) return undefined;
@@ -140,14 +149,23 @@ export function parseRequestHead(bytes: Buffer, end: number, maxBodyBytes: numbe
     while (position < end && (classes[bytes[position]!]! & 2) === 2) position++;
     if (name === Name.Other) continue;
     if (name === Name.Refused) return undefined;
-    if (name === Name.Host) {
-      host = true;
-      continue;
-    }
     // The value without the spaces and tabs around it (what node:http drops).
     let valueEnd = position;
     while (valueStart < valueEnd && isSpace(bytes[valueStart])) valueStart++;
     while (valueEnd > valueStart && isSpace(bytes[valueEnd - 1])) valueEnd--;
+    if (name === Name.Host) {
+      // Two Host headers are node:http's to refuse.
+      if (host) return undefined;
+      host = true;
+      hostStart = valueStart;
+      hostEnd = valueEnd;
+      continue;
+    }
+    if (name === Name.Origin) {
+      if (origin !== undefined) return undefined;
+      origin = bytes.toString("latin1", valueStart, valueEnd);
+      continue;
+    }
     // A repeated framing or credential header is node:http's to judge.
     if (name === Name.ContentLength) {
       if (sawLength || valueEnd === valueStart || valueEnd - valueStart > 15) return undefined;
@@ -172,5 +190,5 @@ export function parseRequestHead(bytes: Buffer, end: number, maxBodyBytes: numbe
   // node:http answers an HTTP/1.1 request without `Host` with 400.
   const plain = host && (!sawConnection || close || keepAlive);
   const bodyStart = end + 4;
-  return { method, targetStart, targetEnd, bodyStart, total: bodyStart + length, close, plain, authorization };
+  return { method, targetStart, targetEnd, bodyStart, total: bodyStart + length, close, plain, authorization, hostStart, hostEnd, origin };
 }

@@ -1,4 +1,5 @@
 import { ServerError, ToolgymError, type JsonValue } from "../core/index.ts";
+import { MAX_JSON_DEPTH, createSession, nestsDeeperThan, type ServerApp } from "./app.ts";
 import { describeSession, type Session, type SessionStore } from "./session-store.ts";
 
 /**
@@ -32,13 +33,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * One WebSocket connection: it holds at most one session at a time (a `reset` closes the one before), which
+ * is its session quota; the sessions count towards its token's quota too.
+ */
 export class OpenEnvConnection {
   private session: Session | undefined;
+  private readonly serverApp: Pick<ServerApp, "store" | "resources">;
   private readonly store: SessionStore;
+  private readonly client: string;
   private readonly defaultEnv: string | undefined;
 
-  constructor(options: { store: SessionStore; defaultEnv?: string }) {
-    this.store = options.store;
+  constructor(options: { serverApp: Pick<ServerApp, "store" | "resources">; client?: string; defaultEnv?: string }) {
+    this.serverApp = options.serverApp;
+    this.store = options.serverApp.store;
+    this.client = options.client ?? "anonymous";
     this.defaultEnv = options.defaultEnv;
   }
 
@@ -52,10 +61,12 @@ export class OpenEnvConnection {
     }
     if (!isObject(message) || typeof message.type !== "string")
       return { frames: [errorFrame("VALIDATION_ERROR", "a frame is a JSON object {type, data}")], close: false };
+    if (nestsDeeperThan(message, MAX_JSON_DEPTH))
+      return { frames: [errorFrame("VALIDATION_ERROR", `the frame nests deeper than ${MAX_JSON_DEPTH} levels; send flat values`)], close: false };
     try {
       switch (message.type) {
         case "reset":
-          return { frames: [this.reset(message.data)], close: false };
+          return { frames: [await this.reset(message.data)], close: false };
         case "step":
           return { frames: [await this.step(message.data)], close: false };
         case "state":
@@ -94,19 +105,14 @@ export class OpenEnvConnection {
     return this.store.get(this.session.id);
   }
 
-  private reset(data: unknown): Frame {
+  private async reset(data: unknown): Promise<Frame> {
     const options = isObject(data) ? data : {};
     this.dispose();
     const env = options.env ?? this.defaultEnv;
     if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
-    this.session = this.store.create({
-      env: env as string,
-      split: options.split as string | undefined,
-      seed: options.seed as number | undefined,
-      index: options.index as number | undefined,
-      config: options.config,
-      max_turns: options.max_turns as number | undefined,
-    });
+    const body: Record<string, unknown> = { env };
+    for (const key of ["split", "seed", "index", "config", "max_turns"]) if (options[key] !== undefined) body[key] = options[key];
+    this.session = await createSession(this.serverApp, body, this.client);
     const description = describeSession(this.session);
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
   }

@@ -11,6 +11,7 @@ import {
   type ToolSpec,
 } from "../core/index.ts";
 import { EpisodeDriver } from "../rollout/episode-driver.ts";
+import { withoutFileText } from "./external-config.ts";
 
 /** Where a session's task comes from; the same address always rebuilds the same task. */
 export interface SessionAddress {
@@ -42,6 +43,8 @@ export interface Session {
   envCounters: EnvCounters;
   /** Its task's entry in the store's shared tasks. */
   task: SharedTask;
+  /** The client that opened it (its token), for the per-client quota. */
+  client: string;
 }
 
 /** A task and how many open sessions play it. */
@@ -55,6 +58,8 @@ export interface SessionStoreOptions {
   environments: Record<string, AnyEnvironment>;
   /** Refuse new sessions beyond this many open ones (429 MAX_SESSIONS). */
   maxSessions: number;
+  /** Refuse a client's new sessions beyond this many of its own (429 CLIENT_SESSIONS); default maxSessions. */
+  maxSessionsPerClient?: number;
   /** Sessions unused for this long are closed by `reapIdle`. */
   idleMilliseconds: number;
   /** Prepended to every session id; `toolgym serve --workers` routes requests to the worker named by it. */
@@ -135,6 +140,8 @@ export class SessionStore {
    */
   private sessions: Record<string, Session> = Object.create(null) as Record<string, Session>;
   private count = 0;
+  /** Open sessions by client. */
+  private byClient = new Map<string, number>();
   /**
    * The tasks of open sessions by address (environment, split, seed, index, config). A GRPO trainer opens a
    * group of sessions on one prompt at once; they share one task, so the group generates it once and its
@@ -165,8 +172,16 @@ export class SessionStore {
     return env;
   }
 
-  create(address: SessionAddress): Session {
-    const env = this.environment(address.env);
+  /** Throws the 429 a new session of `client` would get now (checked again when it is created). */
+  checkQuota(client: string): void {
+    const perClient = this.options.maxSessionsPerClient;
+    if (perClient !== undefined && (this.byClient.get(client) ?? 0) >= perClient) {
+      throw badRequest(
+        "CLIENT_SESSIONS",
+        `this client already holds ${perClient} sessions (--max-sessions-per-client ${perClient}); close finished sessions, or give each trainer its own token`,
+        429,
+      );
+    }
     if (this.count >= this.options.maxSessions) {
       throw badRequest(
         "MAX_SESSIONS",
@@ -174,6 +189,11 @@ export class SessionStore {
         429,
       );
     }
+  }
+
+  create(address: SessionAddress, client = "anonymous"): Session {
+    const env = this.environment(address.env);
+    this.checkQuota(client);
     const split = address.split ?? env.defaultSplit;
     if (typeof split !== "string" || !env.splits.includes(split)) {
       throw badRequest("SPLIT_UNKNOWN", `${env.id}: unknown split ${JSON.stringify(split)?.slice(0, 40)}; available: ${env.splits.join(", ")}`);
@@ -195,7 +215,8 @@ export class SessionStore {
       if (!task) task = { key, task: env.generate({ split, seed, index, config }), sessions: 0 };
       driver = new EpisodeDriver({ env, split, seed, index, config, maxTurns, transcript: false, task: task.task });
     } catch (error) {
-      throw badRequest("TASK_FAILED", `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`, 422);
+      const message = withoutFileText(env.id, error) ?? `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`;
+      throw badRequest("TASK_FAILED", message, 422);
     }
     if (task.sessions++ === 0) this.tasks[key] = task;
     const session: Session = {
@@ -211,9 +232,11 @@ export class SessionStore {
       lastSequence: 0,
       envCounters: this.envCounters(env.id),
       task,
+      client,
     };
     this.sessions[session.id] = session;
     this.count++;
+    this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
     this.counters.sessionsCreated++;
     session.envCounters.sessions++;
     return session;
@@ -355,6 +378,9 @@ export class SessionStore {
   private remove(session: Session): void {
     delete this.sessions[session.id];
     this.count--;
+    const held = (this.byClient.get(session.client) ?? 1) - 1;
+    if (held === 0) this.byClient.delete(session.client);
+    else this.byClient.set(session.client, held);
     if (--session.task.sessions === 0) delete this.tasks[session.task.key];
   }
 
@@ -376,6 +402,7 @@ export class SessionStore {
     this.sessions = Object.create(null) as Record<string, Session>;
     this.tasks = Object.create(null) as Record<string, SharedTask>;
     this.count = 0;
+    this.byClient.clear();
   }
 
   private envCounters(envId: string): EnvCounters {

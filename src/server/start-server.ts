@@ -4,10 +4,10 @@ import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { createAdaptorServer, getRequestListener, upgradeWebSocket } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import type { AnyEnvironment } from "../core/index.ts";
-import { createServerApp, errorBody, tokenMatches, type ServerApp, type ServerAppOptions } from "./app.ts";
-import { callRoute, createCallAnswerer, createFastCallHandler } from "./fast-call.ts";
+import { createServerApp, errorBody, type ServerApp, type ServerAppOptions } from "./app.ts";
+import { callRoute, createCallAnswerer, createFastCallHandler, type CallAnswer } from "./fast-call.ts";
 import { createSessionRoutes } from "./fast-session.ts";
-import { createConnectionHandler } from "./http-connection.ts";
+import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, createConnectionHandler } from "./http-connection.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
 import { createWorkerRouter, ownerOf, workerIdPrefix, workerSocketPath, type WorkerPlace, type WorkerRouter } from "./worker-routing.ts";
 
@@ -19,6 +19,13 @@ export interface StartServerOptions extends ServerAppOptions {
   worker?: WorkerPlace;
   /** Connections read into one shared buffer (default true; tests also run the stream reading it falls back to). */
   sharedReadBuffer?: boolean;
+  /** Most open connections (default 4096); more are closed as they arrive. */
+  maxConnections?: number;
+  /** A request's head must arrive within this long of its first byte (default 20 s), and the whole request within `requestMilliseconds` (default 60 s). */
+  headMilliseconds?: number;
+  requestMilliseconds?: number;
+  /** Bytes all connections may hold for requests not complete yet (default 64 MiB). */
+  maxHeldBytes?: number;
 }
 
 export interface RunningServer extends ServerApp {
@@ -33,17 +40,18 @@ function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, An
   serverApp.app.get(
     "/ws",
     async (c, next) => {
+      // Host, Origin and the token (header or `?token=`) were checked by the app's middleware.
       if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
         return c.json(errorBody("UPGRADE_REQUIRED", "/ws speaks OpenEnv's WebSocket protocol; connect with a WebSocket client"), 426);
-      const token = serverApp.options.token;
-      if (token && !tokenMatches(token, c.req.header("authorization")) && c.req.query("token") !== token) {
-        return c.json(errorBody("UNAUTHORIZED", "missing or wrong bearer token"), 401);
-      }
       await next();
     },
     upgradeWebSocket((c) => {
       const requested = c.req.query("env");
-      const connection = new OpenEnvConnection({ store: serverApp.store, defaultEnv: requested ?? (ids.length === 1 ? ids[0] : undefined) });
+      const connection = new OpenEnvConnection({
+        serverApp,
+        client: c.get("client" as never) as string,
+        defaultEnv: requested ?? (ids.length === 1 ? ids[0] : undefined),
+      });
       // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
       let queue: Promise<void> = Promise.resolve();
       return {
@@ -104,12 +112,30 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const sockets = new WebSocketServer({ noServer: true, maxPayload: serverApp.options.maxBodyBytes });
   const host = options.host ?? "127.0.0.1";
   const fastCall = createFastCallHandler(serverApp);
+  const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
+  const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
+  // Host and Origin first, on every transport (the socket reader checks its own requests the same way).
+  const placeRefusal = (hostHeader: string | undefined, origin: string | undefined): CallAnswer | undefined => {
+    const refusal = serverApp.access.checkPlace(hostHeader, origin);
+    if (!refusal) return undefined;
+    const text = JSON.stringify(errorBody(refusal.code, refusal.message));
+    return { status: refusal.status, text, bytes: Buffer.byteLength(text) };
+  };
   // Tool calls take the fast path; everything else (and /ws upgrades) goes through Hono's adapter.
   const withFastCall = (serverOptions: ServerOptions, honoListener: RequestListener) =>
-    createServer(serverOptions, (request, response) => {
-      if (router?.route(request, response)) return;
-      if (!fastCall(request, response)) void honoListener(request, response);
-    });
+    createServer(
+      // node:http's own deadlines for the connections handed to it, checked every second rather than every 30.
+      { ...serverOptions, headersTimeout: headMilliseconds, requestTimeout: requestMilliseconds, connectionsCheckingInterval: 1000 },
+      (request, response) => {
+        const refusal = placeRefusal(request.headers.host, request.headers.origin);
+        if (refusal) {
+          response.writeHead(refusal.status, { "content-type": "application/json", "content-length": refusal.bytes });
+          return void response.end(refusal.text);
+        }
+        if (router?.route(request, response)) return;
+        if (!fastCall(request, response)) void honoListener(request, response);
+      },
+    );
   const http = createAdaptorServer({
     fetch: serverApp.app.fetch,
     hostname: host,
@@ -131,6 +157,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     },
     answerCall: createCallAnswerer(serverApp),
     otherRoute: createSessionRoutes(serverApp, owns),
+    checkPlace: placeRefusal,
+    headMilliseconds,
+    requestMilliseconds,
+    maxHeldBytes: options.maxHeldBytes,
+    maxConnections: options.maxConnections,
     sharedReadBuffer: options.sharedReadBuffer,
   });
   // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does);

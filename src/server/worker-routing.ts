@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import { errorBody, tokenMatches, unauthorizedMessage, type ServerApp } from "./app.ts";
+import { errorBody, unauthorizedMessage, type ServerApp } from "./app.ts";
 
 /**
  * Request routing between the workers of `toolgym serve --workers N` (Node cluster: one listening port,
@@ -166,7 +166,7 @@ export function createWorkerRouter(place: WorkerPlace, serverApp: ServerApp): Wo
     route(request, response) {
       const url = request.url ?? "";
       if (request.method === "GET" && (url === "/stats" || url.startsWith("/stats?"))) {
-        if (token && !tokenMatches(token, request.headers.authorization)) {
+        if (serverApp.access.identify(request.headers.authorization) === undefined) {
           sendJson(response, 401, errorBody("UNAUTHORIZED", unauthorizedMessage));
           return true;
         }

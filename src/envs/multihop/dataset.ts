@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DataError } from "../../core/index.ts";
@@ -75,9 +76,13 @@ export const CONFIG_ALIASES_FIXES = {
  * `id_aliases.json`: JSON Lines of `{Q_id, aliases, demonyms}` → `Q_id` → set(aliases + demonyms). Every
  * line must be valid (skip_bad is for dev files only), so the error names the caller's fix.
  */
-export function loadWikiAliases(file: string, fixes: { unreadable: string; malformed: string } = CONFIG_ALIASES_FIXES): Map<string, Set<string>> {
+export function loadWikiAliases(
+  file: string,
+  fixes: { unreadable: string; malformed: string } = CONFIG_ALIASES_FIXES,
+  bytes?: Buffer,
+): Map<string, Set<string>> {
   const aliases = new Map<string, Set<string>>();
-  readJsonLines({ file, fixes }, (value) => {
+  readJsonLines({ file, fixes, bytes }, (value) => {
     const record = value as { Q_id?: unknown; aliases?: unknown; demonyms?: unknown };
     const list = (field: unknown, name: string): string[] => {
       if (!Array.isArray(field) || field.some((item) => typeof item !== "string")) throw new Error(`'${name}' must be a list of strings`);
@@ -89,13 +94,14 @@ export function loadWikiAliases(file: string, fixes: { unreadable: string; malfo
   return aliases;
 }
 
-/** Loads a dev file (streaming, validating each record) without caching. */
-export function loadDataset(source: DataSource): MultihopDataset {
+/** Loads a dev file (streaming, validating each record) without caching; `preloaded` holds bytes already read. */
+export function loadDataset(source: DataSource, preloaded: { file?: Buffer; aliases?: Buffer } = {}): MultihopDataset {
   const examples: MultihopExample[] = [];
   const skippedSamples: SkippedRecord[] = [];
   let skipped = 0;
   const read = {
     file: source.file,
+    bytes: preloaded.file,
     skipBad: source.skipBad,
     onSkip: (problem: SkippedRecord) => (skipped++, skippedSamples.length < 5 && skippedSamples.push(problem)),
   };
@@ -108,7 +114,7 @@ export function loadDataset(source: DataSource): MultihopDataset {
       message: `no usable records${skipped ? ` (${skipped} malformed records skipped)` : ""}; point file or data_dir at the official dev file`,
     });
   }
-  const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile) : new Map<string, Set<string>>();
+  const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile, CONFIG_ALIASES_FIXES, preloaded.aliases) : new Map<string, Set<string>>();
   const first = skippedSamples[0];
   const notes =
     skipped > 0
@@ -130,6 +136,35 @@ export function getDataset(source: DataSource): MultihopDataset {
     cache.set(key, dataset);
   }
   return dataset;
+}
+
+/** Reads a file without blocking the event loop; an unreadable one is reported as the synchronous reader does. */
+async function readBytes(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new DataError({
+      code: "DATA_FILE_UNREADABLE",
+      file,
+      message: `cannot open (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path or pass data_dir / file`,
+      cause: error,
+    });
+  }
+}
+
+/** `getDataset` for a server: the files are read asynchronously, then parsed and cached. */
+export async function prepareDataset(source: DataSource): Promise<void> {
+  const key = cacheKey(source);
+  if (cache.has(key)) return;
+  const file = await readBytes(source.file);
+  const aliases = source.aliasesFile ? await readBytes(source.aliasesFile) : undefined;
+  if (!cache.has(key)) cache.set(key, loadDataset(source, { file, aliases }));
+}
+
+/** The files a config names itself (none for the shipped samples): what a server checks before reading. */
+export function namedDataFiles(source: DataSource, config: { file?: string; data_dir?: string; aliases_file?: string }): string[] {
+  if (!config.file && !config.data_dir && !config.aliases_file) return [];
+  return [source.file, ...(source.aliasesFile ? [source.aliasesFile] : [])];
 }
 
 /** Forgets cached datasets (tests, long-running servers after the files changed). */

@@ -3,7 +3,7 @@ import { defineEnvironment, type JsonValue, type SuiteEntry } from "../../core/i
 import { multihopAudit } from "./policies/audit.ts";
 import { multihopPolicies } from "./policies/index.ts";
 import { wikiGoldAnswers } from "./2wiki-metric.ts";
-import { getDataset, resolveDataSource, type MultihopDatasetId } from "./dataset.ts";
+import { getDataset, namedDataFiles, prepareDataset, resolveDataSource, type MultihopDatasetId } from "./dataset.ts";
 import { MODES, startEpisode, type MultihopTask } from "./episode.ts";
 import { musiquePredictions, wikiPredictions } from "./export-predictions.ts";
 import { summarizeMusique } from "./musique-full.ts";
@@ -126,6 +126,9 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
   publicView,
   solution,
   secrets,
+  externalConfig: { file: "file", data_dir: "directory" },
+  dataFiles: (config) => namedDataFiles(resolveDataSource("musique", config), config),
+  prepare: (config) => prepareDataset(resolveDataSource("musique", config)),
   start: startEpisode,
 });
 
@@ -151,5 +154,8 @@ export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
   publicView,
   solution,
   secrets,
+  externalConfig: { file: "file", data_dir: "directory", aliases_file: "file" },
+  dataFiles: (config) => namedDataFiles(resolveDataSource("2wiki", config), config),
+  prepare: (config) => prepareDataset(resolveDataSource("2wiki", config)),
   start: startEpisode,
 });

@@ -26,6 +26,8 @@ export interface ReadOptions {
   onSkip?: (problem: SkippedRecord) => void;
   /** How the reader's user fixes an unreadable file or a malformed record (default: the environment config keys). */
   fixes?: { unreadable?: string; malformed?: string };
+  /** The file's bytes, already read (asynchronously, by a server): parsed instead of reading `file`. */
+  bytes?: Buffer;
 }
 
 export interface SkippedRecord {
@@ -49,7 +51,16 @@ function completeUtf8End(bytes: Buffer, size: number): number {
   return size;
 }
 
-function* readChunks(file: string, fix = "check the path or pass data_dir / file"): Generator<string> {
+function* readChunks(file: string, fix = "check the path or pass data_dir / file", bytes?: Buffer): Generator<string> {
+  if (bytes) {
+    const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    for (let offset = start; offset < bytes.length;) {
+      const end = offset + CHUNK_BYTES >= bytes.length ? bytes.length : offset + completeUtf8End(bytes.subarray(offset, offset + CHUNK_BYTES), CHUNK_BYTES);
+      yield bytes.toString("utf8", offset, end);
+      offset = end;
+    }
+    return;
+  }
   let descriptor: number;
   try {
     descriptor = openSync(file, "r");
@@ -114,7 +125,7 @@ export function readJsonLines(options: ReadOptions, onRecord: RecordHandler): vo
     if (trimmed.trim() === "") return;
     handle(options, { line, column: 1, ordinal: ordinal++ }, () => JSON.parse(trimmed), onRecord);
   };
-  for (const chunk of readChunks(options.file, options.fixes?.unreadable)) {
+  for (const chunk of readChunks(options.file, options.fixes?.unreadable, options.bytes)) {
     pending += chunk;
     let start = 0;
     let newline = pending.indexOf("\n", start);
@@ -176,7 +187,7 @@ export function readJsonArray(options: ReadOptions, onRecord: RecordHandler): vo
       message: `column ${column}: ${message} (expected one JSON array of records, as in the official dev.json)`,
     });
 
-  for (const chunk of readChunks(options.file, options.fixes?.unreadable)) {
+  for (const chunk of readChunks(options.file, options.fixes?.unreadable, options.bytes)) {
     let partStart = 0;
     let offset = 0;
     const length = chunk.length;

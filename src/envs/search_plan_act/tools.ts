@@ -98,7 +98,8 @@ export function checkArguments(name: string, args: unknown): string | null {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return `${name}: arguments must be a JSON object; ${rule.usage}`;
   const input = args as Record<string, unknown>;
   for (const key in input) {
-    const expected = rule.properties[key];
+    // Own keys only: an argument named `constructor` or `__proto__` is an unexpected argument, not a prototype member.
+    const expected = Object.hasOwn(rule.properties, key) ? rule.properties[key] : undefined;
     if (!expected) return `${name}: unexpected argument '${key}'; ${rule.usage}`;
     const value = input[key];
     if (value === undefined || value === null) continue;

@@ -106,6 +106,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     splits,
     defaultSplit: options.defaultSplit,
     configSchema,
+    externalConfig: { user_model: "model", judge_model: "model" },
     maxTurns: (task) => task.settings.max_steps,
     taskCount: ({ split }) => bundle().splits()[split]?.length ?? 0,
     generate({ split, index, config }) {
