@@ -28,11 +28,11 @@ export function toolgymVersion(): string {
 const PRINTED = new Set(["commander.helpDisplayed", "commander.version"]);
 
 /**
- * Entry point of the `toolgym` command: parses `argv` (without the node and script paths), runs the
- * command with `io`'s streams and returns the exit code (0 ok, 1 runtime failure, 2 usage, 130
- * interrupted). Every failure is one line `toolgym: <message> [CODE]` on `io.stderr`.
+ * The `toolgym` program: every command and option, registered with `context`'s streams. `main()` parses
+ * with it; `docs/cli.md` is generated from it (scripts/cli-reference.ts), so the reference cannot drift.
  */
-export async function main(argv: string[], io: CliIo): Promise<number> {
+export function createProgram(context: CommandContext): Command {
+  const { io } = context;
   const program = new Command("toolgym")
     .description("Train and evaluate tool-using LLM agents on deterministic environments.")
     .version(toolgymVersion(), "-V, --version", "print the toolgym version")
@@ -40,13 +40,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     .showSuggestionAfterError(true)
     // commander's own error text is replaced by reportError's one line; help goes where it was asked for.
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: () => undefined });
-  let exitCode = EXIT_OK;
-  const context: CommandContext = {
-    io,
-    setExitCode: (code) => {
-      exitCode = code;
-    },
-  };
   registerEval(program, context);
   registerAudit(program, context);
   registerShow(program, context);
@@ -60,6 +53,22 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   registerDataset(program, context);
   registerView(program, context);
   registerPipeline(program, context);
+  return program;
+}
+
+/**
+ * Entry point of the `toolgym` command: parses `argv` (without the node and script paths), runs the
+ * command with `io`'s streams and returns the exit code (0 ok, 1 runtime failure, 2 usage, 130
+ * interrupted). Every failure is one line `toolgym: <message> [CODE]` on `io.stderr`.
+ */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let exitCode = EXIT_OK;
+  const program = createProgram({
+    io,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  });
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
