@@ -80,13 +80,27 @@ export interface ExportEpisode {
   exampleId: string | number | null;
   trajectory: JsonValue;
   metrics: Record<string, number>;
+  /** The episode's id in the run, its trial and the trial's seed (`toolgym eval --num-trials`). */
+  id?: string;
+  trial?: number;
+  trialSeed?: number;
+  /** The reward total (null: the episode errored) and when the episode started and how long it took. */
+  reward?: number | null;
+  status?: "scored" | "errored";
+  startedAt?: string;
+  durationMs?: number;
+}
+
+/** What an exporter may need about the whole run: its metadata.json as written. */
+export interface ExportRun {
+  metadata: Record<string, JsonValue>;
 }
 
 /** `toolgym export RUN --format NAME`: turns a run's episodes into another tool's file format. */
 export interface RunExporter {
   description: string;
   /** The file's text. */
-  write(episodes: ExportEpisode[]): string;
+  write(episodes: ExportEpisode[], run?: ExportRun): string;
 }
 
 /** One scored episode as an environment's `summarize` reads it from a run. */

@@ -22,7 +22,19 @@ function allFormats(): string[] {
 function readEpisodes(directory: string): ExportEpisode[] {
   const episodes: ExportEpisode[] = [];
   scanResults(join(directory, RESULTS_FILE), (record) => {
-    episodes.push({ exampleId: record.example_id, trajectory: (record.info.trajectory ?? null) as JsonValue, metrics: record.metrics });
+    const timing = record.info.timing as { startedAt?: unknown; durationMs?: unknown } | undefined;
+    episodes.push({
+      exampleId: record.example_id,
+      trajectory: (record.info.trajectory ?? null) as JsonValue,
+      metrics: record.metrics,
+      id: record.id,
+      trial: record.trial ?? record.sample,
+      ...(record.trial_seed !== undefined ? { trialSeed: record.trial_seed } : {}),
+      reward: record.reward,
+      status: record.status,
+      ...(typeof timing?.startedAt === "string" ? { startedAt: timing.startedAt } : {}),
+      ...(typeof timing?.durationMs === "number" ? { durationMs: timing.durationMs } : {}),
+    });
   });
   return episodes;
 }
@@ -53,7 +65,8 @@ export function registerExport(program: Command, { io }: CommandContext): void {
       }
       const episodes = readEpisodes(runDirectory);
       if (episodes.length === 0) throw new DataError({ code: "RUN_EMPTY", file: join(runDirectory, "results.jsonl"), message: "has no episodes to export" });
-      await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes)));
+      const metadata = readMetadata(runDirectory) as unknown as Record<string, JsonValue>;
+      await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes, { metadata })));
       io.stderr.write(`exported ${episodes.length} episodes of ${runDirectory} as ${options.format} to ${options.out}\n`);
     });
 }

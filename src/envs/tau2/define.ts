@@ -11,6 +11,7 @@ import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
 import { NOISE_LEVELS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
+import { tau2ResultsExporter } from "./results-file.ts";
 import { tau2Summary } from "./summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
@@ -189,7 +190,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     },
     metrics: ["reward", "pass", "partial"],
     replay: replayHook(domain),
-    exports: { "tau2-sft": tau2SftExporter },
+    exports: { "tau2-sft": tau2SftExporter, "tau2-results": tau2ResultsExporter(domain) },
     summary: tau2Summary,
     trialSeeds: tau2TrialSeeds,
     defaultSeed: TAU2_DEFAULT_SEED,
