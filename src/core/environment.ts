@@ -112,6 +112,8 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * refuses `--n` beyond it instead of silently repeating tasks.
    */
   taskCount?(address: { split: string; config: Config }): number;
+  /** The index of the task a dataset names `taskId` in a split (`toolgym show --task`), undefined when the split has none. */
+  taskIndex?(address: { split: string; config: Config }, taskId: string): number | undefined;
   /**
    * What a run over this split and config should record about its data (malformed records a skip-bad
    * load skipped): `runEvaluation` adds them to the run's notes (summary.json, the report, the eval

@@ -110,6 +110,10 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     externalConfig: { user_model: "model", judge_model: "model" },
     maxTurns: (task) => task.settings.max_steps,
     taskCount: ({ split }) => bundle().splits()[split]?.length ?? 0,
+    taskIndex: ({ split }, taskId) => {
+      const index = bundle().splits()[split]?.indexOf(taskId) ?? -1;
+      return index === -1 ? undefined : index;
+    },
     generate({ split, index, config }) {
       const ids = bundle().splits()[split];
       if (!ids || ids.length === 0)
