@@ -3,7 +3,7 @@
 // the CLI runs in-process with its own streams (test/support/run-cli.ts).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -143,4 +143,163 @@ describe("eval: everything is checked before the first episode", () => {
       assert.equal(existsSync(out), false);
     });
   }
+});
+
+describe("outputs: written to a temporary file and renamed; an existing file only with --force", () => {
+  it("the card's Reproduce block names the folders the report read, and report never overwrites a file without --force", async () => {
+    const out = at("card-runs");
+    assert.equal((await runCli(["eval", "--env", "musique", "--n", "4", "--quiet", "--out", out])).code, 0);
+    const readme = at("README.md");
+    writeFileSync(readme, "# a project's own README\n");
+    const refused = await runCli(["report", out, "--card", "--out", readme]);
+    assertRefused(refused, 2, "OUT_EXISTS", /--force/);
+    assert.equal(readFileSync(readme, "utf8"), "# a project's own README\n", "untouched");
+    const card = await runCli(["report", out, "--card", "--out", readme, "--force"]);
+    assert.equal(card.code, 0, card.stderr);
+    const text = readFileSync(readme, "utf8");
+    const reproduce = text.slice(text.indexOf("## Reproduce"));
+    assert.ok(reproduce.includes(`npx toolgym eval --env musique --split dev --seed 0 --n 4 --config`), reproduce);
+    assert.ok(reproduce.includes(`--agent oracle --out ${out}\n`), reproduce);
+    assert.ok(reproduce.includes(`npx toolgym report ${out} --card --out card.md\n`), reproduce);
+    assert.doesNotMatch(reproduce, /README\.md|runs\/card/);
+  });
+
+  it("--out a directory is refused before anything is written, and no temporary file is left", async () => {
+    const out = at("export-runs");
+    assert.equal((await runCli(["eval", "--env", "mock", "--n", "2", "--quiet", "--out", out, "--run-id", "r"])).code, 0);
+    const directory = at("an-existing-folder");
+    mkdirSync(directory);
+    for (const argv of [
+      ["report", out, "--out", directory],
+      ["view", out, "--out", directory],
+      ["dataset", "mock", "--n", "2", "--out", directory],
+      ["sft", "synth", "--n", "2", "--out", directory],
+    ]) {
+      assertRefused(await runCli(argv), 2, "OUT_IS_DIRECTORY");
+    }
+    assert.deepEqual(
+      readdirSync(work).filter((name) => name.includes(".partial")),
+      [],
+    );
+    const existing = at("existing.jsonl");
+    writeFileSync(existing, "keep\n");
+    assertRefused(await runCli(["dataset", "mock", "--n", "2", "--out", existing]), 2, "OUT_EXISTS");
+    assertRefused(await runCli(["sft", "synth", "--n", "2", "--out", existing]), 2, "OUT_EXISTS");
+    assert.equal(readFileSync(existing, "utf8"), "keep\n");
+    assert.equal((await runCli(["sft", "synth", "--n", "2", "--out", existing, "--force"])).code, 0);
+    assert.notEqual(readFileSync(existing, "utf8"), "keep\n");
+  });
+
+  it("an error inside the writer names --out, never the temporary file", async () => {
+    const { writeOutputAtomically } = await import("../src/cli/output-file.ts");
+    const out = at("named.txt");
+    await assert.rejects(
+      writeOutputAtomically(out, (path) => {
+        throw new Error(`cannot write ${path}`);
+      }),
+      (error: Error) => {
+        assert.equal(error.message, `cannot write ${out}`);
+        return true;
+      },
+    );
+    assert.deepEqual(
+      readdirSync(work).filter((name) => name.includes(".partial")),
+      [],
+    );
+  });
+});
+
+describe("report: flags that conflict, runs of different task sets", () => {
+  it("report --card with --format html or json is refused; --format md is the card's own", async () => {
+    const out = at("card-format");
+    assert.equal((await runCli(["eval", "--env", "mock", "--n", "2", "--quiet", "--out", out])).code, 0);
+    for (const format of ["html", "json"]) {
+      const file = at(`card.${format}`);
+      assertRefused(await runCli(["report", out, "--card", "--format", format, "--out", file]), 2, "OPTION_CONFLICT", /--card writes a Markdown/);
+      assert.equal(existsSync(file), false);
+    }
+    assert.equal((await runCli(["report", out, "--card", "--format", "md"])).code, 0);
+  });
+
+  it("report --card over an eval and a quick suite: every model's rows with their own CIs, no paired test across task sets, a note", async () => {
+    const out = at("tour-runs");
+    assert.equal((await runCli(["eval", "--env", "musique", "--n", "40", "--quiet", "--out", out])).code, 0);
+    assert.equal((await runCli(["eval", "--suite", "quick", "--quiet", "--out", join(out, "quick")])).code, 0);
+    const result = await runCli(["report", out, "--card"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr.split("\n").filter(Boolean).length <= 2, true, result.stderr);
+    const card = result.stdout;
+    assert.match(
+      card,
+      /^\| MuSiQue \(search\) \| EM \| 40 \| 1\.000 \[1\.000, 1\.000\] \(n=8\) \| 1\.000 \[1\.000, 1\.000\] \(n=40\) \| scripted: 1\.000 .*; scripted-oracle: 1\.000 /m,
+    );
+    assert.match(card, /scripted-oracle is not compared with scripted: different task sets \(env\.n: scripted 8 vs scripted-oracle 40/);
+    assert.doesNotMatch(card, /Compared despite mismatches|paired-bootstrap/);
+    assert.match(card, /^\| BALROG BabyAI \| mean episode return \| 5 \| 0\.927/m);
+  });
+
+  it("a model name's HTML is shown as text in the Markdown card and report", async () => {
+    const { writeSyntheticRun } = await import("./report-support.ts");
+    const root = at("html-name");
+    writeSyntheticRun({
+      root,
+      benchmark: "qa",
+      label: "base",
+      name: "<img src=x onerror=alert(1)>",
+      metrics: ["em"],
+      episodes: [{ metrics: { em: 1 } }, { metrics: { em: 0 } }],
+    });
+    for (const argv of [
+      ["report", root, "--card"],
+      ["report", root],
+    ]) {
+      const result = await runCli(argv);
+      assert.equal(result.code, 0, result.stderr);
+      // Outside code blocks (where a shell command quotes the name as text).
+      assert.doesNotMatch(result.stdout.replace(/```[\s\S]*?```/g, ""), /<img/);
+      assert.match(result.stdout, /&lt;img src=x onerror=alert\(1\)>/);
+    }
+  });
+});
+
+describe("messages a careless user reads", () => {
+  it("a missing suite file or model directory is a usage error (exit 2)", async () => {
+    assertRefused(await runCli(["eval", "--suite", at("missing.yaml")]), 2, "FILE_NOT_FOUND", /--suite: no such file/);
+    const input = at("tau2.jsonl");
+    writeFileSync(input, "{}\n");
+    assertRefused(
+      await runCli(["sft", "tau2", input, "--model-dir", work, "--out", at("rows.jsonl")]),
+      2,
+      "MODEL_DIR_INVALID",
+      /tokenizer\.json or tokenizer_config\.json/,
+    );
+  });
+
+  it("a missing option of a subcommand points at that subcommand's --help; view --help prints each default once", async () => {
+    assertRefused(await runCli(["sft", "synth"]), 2, "OPTION_REQUIRED", /see toolgym sft synth --help/);
+    const help = await runCli(["view", "--help"]);
+    assert.equal(help.code, 0);
+    assert.equal(help.stdout.match(/2000/g)?.length, 1, help.stdout);
+  });
+
+  it("a progress line fits 80 columns and keeps its ETA, whatever the label", async () => {
+    const { progressLine } = await import("../src/eval/progress.ts");
+    for (const label of ["mock scripted-oracle", "search_plan_ood scripted-noisy_oracle_0.3", "x".repeat(120)]) {
+      const line = progressLine({ label, value: 547008, total: 1000000, rate: 23330.5, eta: "20s", errored: 12, columns: 80 });
+      assert.ok(line.length <= 79, `${line.length}: ${line}`);
+      assert.match(line, /547008\/1000000 {2}23330\.5 ep\/s {2}ETA 20s {2}errors 12$/);
+    }
+    assert.match(progressLine({ label: "mock scripted-oracle", value: 1, total: 2, rate: 1, eta: "1s", errored: 0 }), /^mock scripted-oracle █{12}░{12} /);
+  });
+
+  it("an HTML chart title wraps instead of being clipped, and reads the same", async () => {
+    const { wrapTitle, barChart } = await import("../src/eval/report/svg.ts");
+    const title = "ch_plan_ood — collateralMutations";
+    const lines = wrapTitle(title, 192);
+    assert.deepEqual(lines, ["ch_plan_ood — ", "collateralMutations"]);
+    assert.equal(lines.join(""), title);
+    const svg = barChart({ title, label: "l", groups: [{ label: "g", bars: [{ label: "a", value: 1, color: "#000" }] }], size: { width: 200, height: 180 } });
+    assert.match(svg, /height="194"/);
+    assert.match(svg, /<tspan x="100" dy="0">ch_plan_ood — <\/tspan><tspan x="100" dy="14">collateralMutations<\/tspan>/);
+  });
 });

@@ -134,6 +134,8 @@ describe("suites: quick with the scripted agents, then the card", () => {
         `the card has the row ${row}`,
       );
     assert.match(card, /## Generation settings and per-benchmark n/);
-    assert.match(card, /npx toolgym eval --suite quick --out runs\/card/);
+    // The commands that remake this card: the suite into the folder the report read, then the report.
+    assert.ok(card.includes(`npx toolgym eval --suite quick --out ${out}\n`), card);
+    assert.ok(card.includes(`npx toolgym report ${out} --card --out card.md\n`), card);
   });
 });

@@ -75,8 +75,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof CommanderError && PRINTED.has(error.code)) return EXIT_OK;
     // `toolgym` alone: commander printed the help on stderr; that is a usage error.
     if (error instanceof CommanderError && error.code === "commander.help") return EXIT_USAGE;
-    const command = program.commands.find((candidate) => candidate.name() === argv[0])?.name();
-    const report = reportError(error, command);
+    // The command as typed, subcommand included (`sft synth`), so the hint names the --help that lists the option.
+    const top = program.commands.find((candidate) => candidate.name() === argv[0]);
+    const sub = top?.commands.find((candidate) => candidate.name() === argv[1]);
+    const report = reportError(error, top ? [top.name(), ...(sub ? [sub.name()] : [])].join(" ") : undefined);
     io.stderr.write(`${[report.line, ...(report.details ?? [])].join("\n")}\n`);
     return report.exitCode;
   }

@@ -109,7 +109,11 @@ export function requireInputFile(name: string, path: string, options: { allowEmp
   if (path.trim() === "") throw new UsageError({ code: "OPTION_EMPTY", message: `${name} needs a file path, got an empty string` });
   if (!existsSync(path)) throw new UsageError({ code: "FILE_NOT_FOUND", message: `${name}: no such file '${path}'` });
   const stats = statSync(path);
-  if (!stats.isFile()) throw new UsageError({ code: "FILE_NOT_FOUND", message: `${name}: '${path}' is a directory, not a file` });
+  if (!stats.isFile())
+    throw new UsageError({
+      code: "FILE_NOT_FOUND",
+      message: `${name}: '${path}' is ${stats.isDirectory() ? "a directory" : "not a regular file"}, not a file`,
+    });
   if (!options.allowEmpty && stats.size === 0) throw new UsageError({ code: "FILE_EMPTY", message: `${name}: '${path}' is empty` });
   return path;
 }

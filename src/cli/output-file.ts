@@ -1,17 +1,52 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
+import { UsageError } from "../core/index.ts";
+
+/** The `--force` option of every command that writes a file, in one place. */
+export const FORCE_OPTION = ["--force", "overwrite --out when it already exists"] as const;
 
 /**
- * Runs `produce` against a temporary path beside `out` (same directory and extension, so writers that
- * pick a format by extension still work) and renames it into place only when it succeeds: a command
- * that fails leaves no empty or half-written output file behind. `companions` are suffixes of files the
- * producer writes beside its output (e.g. `.report.json`); they move (or are removed) with it.
+ * Checks `--out` before any work: a directory is refused, and an existing file is refused unless
+ * `force` (no command overwrites a file it did not create without being told to, so `--out README.md`
+ * in the wrong folder cannot clobber a project's README).
+ */
+export function checkOutputPath(out: string, options: { force?: boolean; option?: string } = {}): void {
+  const option = options.option ?? "--out";
+  if (!existsSync(out)) return;
+  if (statSync(out).isDirectory())
+    throw new UsageError({
+      code: "OUT_IS_DIRECTORY",
+      message: `${option} '${out}' is a directory; pass a file path, e.g. ${join(out, "out" + (extname(out) || ".txt"))}`,
+    });
+  if (!options.force)
+    throw new UsageError({ code: "OUT_EXISTS", message: `${option} '${out}' already exists; pass --force to overwrite it, or another ${option}` });
+}
+
+/** An error whose message or path names the temporary file, renamed to name `out` (users never see our temporary names). */
+function renamedError(error: unknown, temporary: string, out: string): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.message.includes(temporary)) error.message = error.message.split(temporary).join(out);
+  const system = error as NodeJS.ErrnoException;
+  if (typeof system.path === "string" && system.path.includes(temporary)) system.path = system.path.split(temporary).join(out);
+  return error;
+}
+
+/**
+ * Writes a command's output file. The contract every writing command relies on:
+ * - `--out` is checked first (`checkOutputPath`): never a directory, never an existing file without `force`;
+ * - `produce` writes a temporary path beside `out` (same directory and extension, so writers that pick a
+ *   format by extension still work), renamed into place only when it succeeds: a command that fails
+ *   leaves no empty or half-written output behind, and an existing `out` is untouched until the rename;
+ * - errors name `out`, never the temporary file.
+ * `companions` are suffixes of files the producer writes beside its output (e.g. `.report.json`); they
+ * move (or are removed) with it.
  */
 export async function writeOutputAtomically<Result>(
   out: string,
   produce: (path: string) => Promise<Result> | Result,
-  options: { companions?: readonly string[] } = {},
+  options: { companions?: readonly string[]; force?: boolean } = {},
 ): Promise<Result> {
+  checkOutputPath(out, options);
   mkdirSync(dirname(out) || ".", { recursive: true });
   const extension = extname(out);
   const temporary = join(dirname(out), `.${basename(out, extension)}.${process.pid}.partial${extension}`);
@@ -22,11 +57,11 @@ export async function writeOutputAtomically<Result>(
   let result: Result;
   try {
     result = await produce(temporary);
+    renameSync(temporary, out);
   } catch (error) {
     cleanUp();
-    throw error;
+    throw renamedError(error, temporary, out);
   }
-  renameSync(temporary, out);
   for (const suffix of companions) if (existsSync(`${temporary}${suffix}`)) renameSync(`${temporary}${suffix}`, `${out}${suffix}`);
   return result;
 }

@@ -13,6 +13,32 @@ export interface ProgressStream {
   columns?: number;
 }
 
+/** The widest bar; a narrow terminal gets a shorter one (or none) before the numbers are cut. */
+const BAR_WIDTH = 24;
+
+/**
+ * One progress line that fits `columns` (80 when unknown, e.g. a log): the counts, rate, ETA and errors
+ * always show; the bar shrinks first, then the label is cut with "…".
+ */
+export function progressLine(state: {
+  label: string;
+  value: number;
+  total: number;
+  rate: number;
+  eta: string;
+  errored: number;
+  columns?: number | undefined;
+}): string {
+  const columns = Math.max(40, state.columns ?? 80) - 1; // the last column would wrap on some terminals
+  const numbers = `${state.value}/${state.total}  ${state.rate.toFixed(1)} ep/s  ETA ${state.eta}  errors ${state.errored}`;
+  const room = columns - numbers.length - 1;
+  const label = state.label.length + 1 <= room ? state.label : `${state.label.slice(0, Math.max(0, room - 2))}…`;
+  const barWidth = Math.min(BAR_WIDTH, room - label.length - 1);
+  if (barWidth < 5) return `${label} ${numbers}`;
+  const filled = state.total > 0 ? Math.round((Math.min(state.value, state.total) / state.total) * barWidth) : 0;
+  return `${label} ${"█".repeat(filled)}${"░".repeat(barWidth - filled)} ${numbers}`;
+}
+
 const SILENT: Progress = { tick: () => undefined, stop: () => undefined };
 
 /**
@@ -45,8 +71,7 @@ export function createProgress(options: { label: string; total: number; stream?:
       const seconds = (Date.now() - started) / 1000;
       const rate = seconds > 0 ? done / seconds : 0;
       const eta = done > 0 && rate > 0 ? cliProgress.Format.TimeFormat(Math.ceil((params.total - params.value) / rate), barOptions, 1) : "…";
-      const bar = cliProgress.Format.BarFormat(params.progress, barOptions);
-      return `${options.label} ${bar} ${params.value}/${params.total}  ${rate.toFixed(1)} ep/s  ETA ${eta}  errors ${errored}`;
+      return progressLine({ label: options.label, value: params.value, total: params.total, rate, eta, errored, columns: options.stream?.columns });
     },
   });
   bar.start(options.total, initial);

@@ -3,9 +3,10 @@ import { getEnvironment } from "../../envs/registry.ts";
 import { writePromptDataset } from "../../training/prompt-dataset.ts";
 import type { CommandContext } from "../io.ts";
 import { parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
-import { writeOutputAtomically } from "../output-file.ts";
+import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
 interface DatasetOptions {
+  force?: boolean;
   split?: string;
   n: number;
   seed: number;
@@ -22,15 +23,19 @@ export function registerDataset(program: Command, { io }: CommandContext): void 
     )
     .argument("<env>", "environment id (toolgym list envs)")
     .requiredOption("--out <file>", "output file, .jsonl or .parquet", parseText("--out"))
+    .option(...FORCE_OPTION)
     .option("--split <split>", "task split (default: the environment's default split)", parseText("--split"))
     .option("--n <n>", "number of rows", parseInteger("--n", { min: 1 }), 4096)
     .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
     .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
     .action(async (envId: string, options: DatasetOptions) => {
+      checkOutputPath(options.out, { force: options.force });
       const env = getEnvironment(envId);
       const split = resolveSplit(env, options.split);
-      const count = await writeOutputAtomically(options.out, (path) =>
-        writePromptDataset({ env, split, n: options.n, seed: options.seed, config: options.config, out: path }),
+      const count = await writeOutputAtomically(
+        options.out,
+        (path) => writePromptDataset({ env, split, n: options.n, seed: options.seed, config: options.config, out: path }),
+        { force: options.force },
       );
       io.stdout.write(`wrote ${count} prompts (${env.id}, split ${split}, seed ${options.seed}) to ${options.out}\n`);
     });

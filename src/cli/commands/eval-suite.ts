@@ -5,6 +5,7 @@ import { formatManifest, resolveSuite } from "../../eval/suites/command.ts";
 import { runSuite } from "../../eval/suites/run-suite.ts";
 import { EXIT_INTERRUPTED, EXIT_OK } from "../errors.ts";
 import type { CliIo } from "../io.ts";
+import { requireInputFile } from "../options.ts";
 
 function timestamp(): string {
   return new Date()
@@ -18,6 +19,8 @@ export async function runSuiteForCli(
   options: { suite: string; models: ModelSpec[]; dataDir?: string; out?: string; quiet?: boolean; concurrency?: number; maxTurns?: number },
   io: CliIo,
 ): Promise<number> {
+  // A suite file that is not there is the user's mistake (exit 2), like every other missing input.
+  if (/\.(json|ya?ml)$/i.test(options.suite)) requireInputFile("--suite", options.suite);
   const suite = resolveSuite(options.suite, { dataDir: options.dataDir });
   // The seed card's numbers are only the seed's when they come from the official dev files.
   if (suite.name === "seed-card" && !options.dataDir) {

@@ -6,9 +6,10 @@ import { getEnvironment, listEnvironments } from "../../envs/registry.ts";
 import { METADATA_FILE, RESULTS_FILE, readMetadata, scanResults } from "../../runs/reader.ts";
 import type { CommandContext } from "../io.ts";
 import { parseText, requireDirectory } from "../options.ts";
-import { writeOutputAtomically } from "../output-file.ts";
+import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
 interface ExportOptions {
+  force?: boolean;
   format: string;
   out: string;
 }
@@ -46,8 +47,10 @@ export function registerExport(program: Command, { io }: CommandContext): void {
     .argument("<run-dir>", "one run directory (holding metadata.json and results.jsonl)")
     .requiredOption("--format <format>", `output format (${allFormats().join(", ")})`, parseText("--format"))
     .requiredOption("--out <file>", "file to write", parseText("--out"))
+    .option(...FORCE_OPTION)
     .action(async (runDirectory: string, options: ExportOptions) => {
       requireDirectory("run directory", runDirectory);
+      checkOutputPath(options.out, { force: options.force });
       if (!existsSync(join(runDirectory, METADATA_FILE)))
         throw new UsageError({
           code: "RUN_NOT_FOUND",
@@ -66,7 +69,7 @@ export function registerExport(program: Command, { io }: CommandContext): void {
       const episodes = readEpisodes(runDirectory);
       if (episodes.length === 0) throw new DataError({ code: "RUN_EMPTY", file: join(runDirectory, "results.jsonl"), message: "has no episodes to export" });
       const metadata = readMetadata(runDirectory) as unknown as Record<string, JsonValue>;
-      await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes, { metadata })));
+      await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes, { metadata })), { force: options.force });
       io.stderr.write(`exported ${episodes.length} episodes of ${runDirectory} as ${options.format} to ${options.out}\n`);
     });
 }

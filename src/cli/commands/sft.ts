@@ -1,4 +1,5 @@
 import { createWriteStream, existsSync } from "node:fs";
+import { join } from "node:path";
 import { once } from "node:events";
 import type { Command } from "commander";
 import { DataError, UsageError } from "../../core/index.ts";
@@ -8,10 +9,20 @@ import { generateTau2Lines } from "../../data/synth/generate.ts";
 import { prepareTrajectorySft, writeTrajectoryConversations } from "../../data/sft/trajectories.ts";
 import type { CommandContext } from "../io.ts";
 import { parseInteger, parseNumber, parseText, requireDirectory, requireInputFile } from "../options.ts";
-import { writeOutputAtomically } from "../output-file.ts";
+import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
 /** How to get a tokenizer directory, named in the error when --model-dir is missing. */
 const MODEL_DIR_HINT = "download a tokenizer with: huggingface-cli download Qwen/Qwen3-4B tokenizer.json tokenizer_config.json --local-dir ./Qwen3-4B";
+
+/** `--model-dir`: a directory with the tokenizer files the rows are built from; anything else is a usage error (exit 2). */
+function requireModelDirectory(directory: string): void {
+  if (directory.trim() === "" || !existsSync(directory))
+    throw new UsageError({ code: "MODEL_DIR_MISSING", message: `--model-dir: no such directory '${directory}'; ${MODEL_DIR_HINT}` });
+  requireDirectory("--model-dir", directory);
+  const missing = ["tokenizer.json", "tokenizer_config.json"].filter((name) => !existsSync(join(directory, name)));
+  if (missing.length > 0)
+    throw new UsageError({ code: "MODEL_DIR_INVALID", message: `--model-dir '${directory}' has no ${missing.join(" or ")}; ${MODEL_DIR_HINT}` });
+}
 
 function parseBoolean(value: string): boolean {
   if (value === "true") return true;
@@ -27,6 +38,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
     .argument("<input>", "Tau2 SFT JSONL file ({messages, answer, metadata} per line)")
     .requiredOption("--model-dir <dir>", "tokenizer directory: tokenizer.json, tokenizer_config.json, chat_template.jinja")
     .requiredOption("--out <file>", "output file, .jsonl or .parquet (a .report.json is written beside it)", parseText("--out"))
+    .option(...FORCE_OPTION)
     .option("--max-tokens <n>", "context window; longer rows are truncated", parseInteger("--max-tokens", { min: 16 }), 32768)
     .option("--only-correct", "keep only rows with metadata.correct == 1")
     .option("--enable-thinking <bool>", "pass enable_thinking to the chat template (default: not passed)", parseBoolean)
@@ -48,36 +60,41 @@ export function registerSft(program: Command, { io }: CommandContext): void {
           enableThinking?: boolean;
           normalizeWhitespace?: boolean;
           workers: number;
+          force?: boolean;
         },
       ) => {
         requireInputFile("input", input);
-        if (options.modelDir.trim() === "" || !existsSync(options.modelDir))
-          throw new UsageError({ code: "MODEL_DIR_MISSING", message: `--model-dir: no such directory '${options.modelDir}'; ${MODEL_DIR_HINT}` });
-        requireDirectory("--model-dir", options.modelDir);
+        requireModelDirectory(options.modelDir);
         const reportPath = `${options.out}.report.json`;
-        const report = await writeOutputAtomically(options.out, async (output) => {
-          const written = await prepareTau2Sft({
-            input,
-            output,
-            reportPath,
-            modelDirectory: options.modelDir,
-            maxTokens: options.maxTokens,
-            onlyCorrect: options.onlyCorrect ?? false,
-            enableThinking: options.enableThinking,
-            normalizeWhitespace: options.normalizeWhitespace ?? false,
-            workers: options.workers,
-          });
-          // No row passed: no data file is left behind; the report says why, line by line.
-          if (written.rows_out === 0) {
-            io.stdout.write(`${formatSftReport(written)}\n`);
-            throw new DataError({
-              code: "SFT_NO_ROWS",
-              file: input,
-              message: `no row passed the checks (${written.rows_in} read); the reasons are in ${reportPath}`,
+        checkOutputPath(options.out, { force: options.force });
+        checkOutputPath(reportPath, { force: options.force });
+        const report = await writeOutputAtomically(
+          options.out,
+          async (output) => {
+            const written = await prepareTau2Sft({
+              input,
+              output,
+              reportPath,
+              modelDirectory: options.modelDir,
+              maxTokens: options.maxTokens,
+              onlyCorrect: options.onlyCorrect ?? false,
+              enableThinking: options.enableThinking,
+              normalizeWhitespace: options.normalizeWhitespace ?? false,
+              workers: options.workers,
             });
-          }
-          return written;
-        });
+            // No row passed: no data file is left behind; the report says why, line by line.
+            if (written.rows_out === 0) {
+              io.stdout.write(`${formatSftReport(written)}\n`);
+              throw new DataError({
+                code: "SFT_NO_ROWS",
+                file: input,
+                message: `no row passed the checks (${written.rows_in} read); the reasons are in ${reportPath}`,
+              });
+            }
+            return written;
+          },
+          { force: options.force },
+        );
         io.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${reportPath}\n`);
       },
     );
@@ -87,35 +104,45 @@ export function registerSft(program: Command, { io }: CommandContext): void {
     .argument("<run-dirs...>", "run directories written by toolgym eval, or folders holding them")
     .requiredOption("--model-dir <dir>", "tokenizer directory: tokenizer.json, tokenizer_config.json, chat_template.jinja")
     .requiredOption("--out <file>", "output file, .jsonl or .parquet (a .report.json is written beside it)", parseText("--out"))
+    .option(...FORCE_OPTION)
     .option("--max-tokens <n>", "context window; longer rows are truncated", parseInteger("--max-tokens", { min: 16 }), 32768)
     .option("--min-reward <x>", "keep only episodes whose reward is at least x (default: every scored episode)", parseNumber("--min-reward"))
     .option("--enable-thinking <bool>", "pass enable_thinking to the chat template (default: not passed)", parseBoolean)
     .option("--workers <n>", "worker threads (0 = in process)", parseInteger("--workers", { min: 0, max: 64 }), 0)
     .action(
-      async (runs: string[], options: { modelDir: string; out: string; maxTokens: number; minReward?: number; enableThinking?: boolean; workers: number }) => {
+      async (
+        runs: string[],
+        options: { modelDir: string; out: string; maxTokens: number; minReward?: number; enableThinking?: boolean; workers: number; force?: boolean },
+      ) => {
         for (const run of runs) requireDirectory("run directory", run);
-        requireDirectory("--model-dir", options.modelDir);
+        requireModelDirectory(options.modelDir);
         const reportPath = `${options.out}.report.json`;
-        const report = await writeOutputAtomically(options.out, async (output) => {
-          const written = await prepareTrajectorySft({
-            runs,
-            output,
-            reportPath,
-            modelDirectory: options.modelDir,
-            maxTokens: options.maxTokens,
-            enableThinking: options.enableThinking,
-            workers: options.workers,
-            ...(options.minReward !== undefined ? { minReward: options.minReward } : {}),
-          });
-          if (written.rows_out === 0) {
-            io.stdout.write(`${formatSftReport(written)}\n`);
-            throw new DataError({
-              code: "SFT_NO_ROWS",
-              message: `no assistant turn passed the checks (${written.rows_in} read); the reasons are in ${reportPath}`,
+        checkOutputPath(options.out, { force: options.force });
+        checkOutputPath(reportPath, { force: options.force });
+        const report = await writeOutputAtomically(
+          options.out,
+          async (output) => {
+            const written = await prepareTrajectorySft({
+              runs,
+              output,
+              reportPath,
+              modelDirectory: options.modelDir,
+              maxTokens: options.maxTokens,
+              enableThinking: options.enableThinking,
+              workers: options.workers,
+              ...(options.minReward !== undefined ? { minReward: options.minReward } : {}),
             });
-          }
-          return written;
-        });
+            if (written.rows_out === 0) {
+              io.stdout.write(`${formatSftReport(written)}\n`);
+              throw new DataError({
+                code: "SFT_NO_ROWS",
+                message: `no assistant turn passed the checks (${written.rows_in} read); the reasons are in ${reportPath}`,
+              });
+            }
+            return written;
+          },
+          { force: options.force },
+        );
         io.stdout.write(`${formatSftReport(report)}\n${report.episodes} episodes; wrote ${options.out} and ${reportPath}\n`);
       },
     );
@@ -124,10 +151,14 @@ export function registerSft(program: Command, { io }: CommandContext): void {
     .description("toolgym runs (results.jsonl) → one {messages, tools} line per scored episode, tool-call arguments as objects (e.g. a tokenizer corpus).")
     .argument("<run-dirs...>", "run directories written by toolgym eval, or folders holding them")
     .requiredOption("--out <file>", "output JSONL file", parseText("--out"))
+    .option(...FORCE_OPTION)
     .option("--min-reward <x>", "keep only episodes whose reward is at least x (default: every scored episode)", parseNumber("--min-reward"))
-    .action(async (runs: string[], options: { out: string; minReward?: number }) => {
+    .action(async (runs: string[], options: { out: string; minReward?: number; force?: boolean }) => {
       for (const run of runs) requireDirectory("run directory", run);
-      const count = await writeOutputAtomically(options.out, (output) => writeTrajectoryConversations(runs, output, options.minReward));
+      checkOutputPath(options.out, { force: options.force });
+      const count = await writeOutputAtomically(options.out, (output) => writeTrajectoryConversations(runs, output, options.minReward), {
+        force: options.force,
+      });
       io.stdout.write(`wrote ${count} conversations to ${options.out}\n`);
     });
   sft
@@ -135,16 +166,21 @@ export function registerSft(program: Command, { io }: CommandContext): void {
     .description("Write realistic synthetic Tau2-format SFT lines (airline/retail/telecom) for tests and benchmarks.")
     .requiredOption("--n <n>", "number of lines", parseInteger("--n", { min: 1 }))
     .requiredOption("--out <file>", "output JSONL file", parseText("--out"))
+    .option(...FORCE_OPTION)
     .option("--seed <seed>", "seed", parseInteger("--seed", { min: 0 }), 0)
-    .action(async (options: { n: number; out: string; seed: number }) => {
-      await writeOutputAtomically(options.out, async (path) => {
-        const stream = createWriteStream(path);
-        for (const line of generateTau2Lines({ n: options.n, seed: options.seed })) {
-          if (!stream.write(`${line}\n`)) await once(stream, "drain");
-        }
-        stream.end();
-        await once(stream, "finish");
-      });
+    .action(async (options: { n: number; out: string; seed: number; force?: boolean }) => {
+      await writeOutputAtomically(
+        options.out,
+        async (path) => {
+          const stream = createWriteStream(path);
+          for (const line of generateTau2Lines({ n: options.n, seed: options.seed })) {
+            if (!stream.write(`${line}\n`)) await once(stream, "drain");
+          }
+          stream.end();
+          await once(stream, "finish");
+        },
+        { force: options.force },
+      );
       io.stdout.write(`wrote ${options.n} lines to ${options.out}\n`);
     });
 }

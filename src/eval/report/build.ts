@@ -175,7 +175,10 @@ function summarizeRun(benchmark: string, run: LoadedRun): ReportRun {
 /**
  * Builds the report: one row per (benchmark, metric), one cell per model with its bootstrap CI, and for
  * every model after the first the paired difference against the first, Holm-corrected across rows.
- * Refuses runs whose generation paths or task sets differ unless `allowMismatch`.
+ * Runs whose generation paths differ are refused unless `allowMismatch` (their numbers are not the same
+ * experiment). Runs of one benchmark over different task sets (a quick suite beside a 40-task eval) keep
+ * their own cells and CIs but are not paired: no comparison, and a note says why; `allowMismatch`
+ * compares them anyway over the tasks they share.
  */
 export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boolean } = {}): Report {
   const manifestRows = inputs.manifests.flatMap(({ manifest }) => manifest.rows);
@@ -200,7 +203,15 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
 
   const mismatches: Mismatch[] = [];
   for (const [benchmark, list] of byBenchmark) for (const other of list.slice(1)) mismatches.push(...findMismatches(benchmark, list[0] as LoadedRun, other));
-  if (mismatches.length > 0 && !options.allowMismatch) refuseMismatches(mismatches);
+  const generationMismatches = mismatches.filter((mismatch) => mismatch.kind === "generation");
+  if (generationMismatches.length > 0 && !options.allowMismatch) refuseMismatches(mismatches);
+  /** `benchmark\0label` of the runs that are not paired with their benchmark's first run (another task set). */
+  const unpaired = new Map<string, Mismatch[]>();
+  if (!options.allowMismatch)
+    for (const mismatch of mismatches) {
+      const key = `${mismatch.benchmark}\u0000${mismatch.other}`;
+      unpaired.set(key, [...(unpaired.get(key) ?? []), mismatch]);
+    }
 
   const rows: ReportRow[] = [];
   const runs: ReportRun[] = [];
@@ -243,7 +254,8 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
         };
       });
       const baseline = perRun[0] as (typeof perRun)[number];
-      const comparisons: ReportComparison[] = perRun.slice(1).map((treatment) => {
+      const paired = perRun.slice(1).filter((treatment) => !unpaired.has(`${benchmark}\u0000${treatment.run.metadata.model.label}`));
+      const comparisons: ReportComparison[] = paired.map((treatment) => {
         const keys = [...baseline.values.keys()].filter((key) => treatment.values.has(key)).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
         const left = keys.map((key) => baseline.values.get(key) as number);
         const right = keys.map((key) => treatment.values.get(key) as number);
@@ -265,7 +277,17 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
             notes.push(
               `${run.metadata.model.label}: ${name} was not computed in ${count} scored episodes; their reward is over the components that were computed, and they never count as a pass`,
             );
-      if (rowMismatches.length > 0)
+      for (const treatment of perRun.slice(1)) {
+        const differences = unpaired.get(`${benchmark}\u0000${treatment.run.metadata.model.label}`);
+        if (differences)
+          notes.push(
+            `${treatment.run.metadata.model.label} is not compared with ${baseline.run.metadata.model.label}: different task sets (${differences
+              .filter((difference) => difference.field !== "taskSetHash")
+              .map((difference) => `${difference.field}: ${difference.detail}`)
+              .join("; ")}); each has its own CI`,
+          );
+      }
+      if (rowMismatches.length > 0 && options.allowMismatch)
         notes.push(`compared despite mismatches (--allow-mismatch): ${[...new Set(rowMismatches.map((mismatch) => mismatch.field))].join(", ")}`);
       rows.push({ ...base, metric, status: "ok", reason: null, cells, comparisons, finding: "", notes });
     }
@@ -316,7 +338,7 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
     rows,
     runs,
     mismatches,
-    mismatchAllowed: mismatches.length > 0,
+    mismatchAllowed: mismatches.length > 0 && (options.allowMismatch ?? false),
     errored,
   };
 }

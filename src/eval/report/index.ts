@@ -14,8 +14,8 @@ export { renderMarkdown } from "./markdown.ts";
 
 export type ReportFormat = "md" | "json" | "html";
 
-export function renderReport(report: Report, options: { format?: ReportFormat; card?: boolean }): string {
-  if (options.card) return renderCard(report);
+export function renderReport(report: Report, options: { format?: ReportFormat; card?: boolean; inputs?: readonly string[] }): string {
+  if (options.card) return renderCard(report, options.inputs ? { inputs: options.inputs } : {});
   const format = options.format ?? "md";
   if (format === "md") return renderMarkdown(report);
   if (format === "json") return `${JSON.stringify(report, null, 2)}\n`;
@@ -26,7 +26,7 @@ export function renderReport(report: Report, options: { format?: ReportFormat; c
 /** Loads run directories and renders the report (markdown, JSON, HTML) or the model card. */
 export function createReport(
   paths: readonly string[],
-  options: { format?: ReportFormat; card?: boolean; allowMismatch?: boolean } = {},
+  options: { format?: ReportFormat; card?: boolean; allowMismatch?: boolean; inputs?: readonly string[] } = {},
 ): { report: Report; text: string } {
   const report = buildReport(loadInputs(paths), { allowMismatch: options.allowMismatch });
   return { report, text: renderReport(report, options) };

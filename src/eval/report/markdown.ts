@@ -41,8 +41,13 @@ export function subRows(row: ReportRow): SubRow[] {
   }));
 }
 
+/** `<` that would open an HTML tag, as `&lt;`: a model name such as `<img onerror=…>` is shown, never rendered. */
+export function escapeHtmlTags(text: string): string {
+  return text.replace(/<(?=[A-Za-z/!?])/g, "&lt;");
+}
+
 function escapeCell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return escapeHtmlTags(text.replace(/\|/g, "\\|").replace(/\n/g, " "));
 }
 
 export function cellText(cell: ReportCell | undefined): string {

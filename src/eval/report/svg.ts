@@ -13,9 +13,37 @@ const MARGIN = { top: 24, right: 12, bottom: 44, left: 44 };
 /** A small chart (one diagnostics count) beside others of its kind. */
 export const SMALL = { width: 200, height: 180 };
 
+/** Width of one character of the 12px bold title, generously, so a wrapped line never overflows. */
+const TITLE_CHARACTER = 7.5;
+const TITLE_LINE = 14;
+
+/**
+ * Splits a chart title into lines that fit `width`: after spaces where it can, inside a long word where
+ * it must. The lines joined give the title back unchanged (its text content stays searchable).
+ */
+export function wrapTitle(title: string, width: number): string[] {
+  const perLine = Math.max(8, Math.floor(width / TITLE_CHARACTER));
+  const lines: string[] = [];
+  let rest = title;
+  while (rest.length > perLine) {
+    const space = rest.lastIndexOf(" ", perLine);
+    const cut = space > 0 ? space + 1 : perLine;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+
 function frame(title: string, body: string, label: string, size: { width: number; height: number }, maximum: number): string {
-  const { width, height } = size;
-  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="${escapeXml(label)}" data-axis-min="0" data-axis-max="${maximum}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><title>${escapeXml(label)}</title><text x="${width / 2}" y="15" text-anchor="middle" class="chart-title">${escapeXml(title)}</text>${body}</svg>`;
+  const { width } = size;
+  // A title longer than the chart wraps onto more lines, and the plot moves down to make room.
+  const lines = wrapTitle(title, width - 8);
+  const extra = (lines.length - 1) * TITLE_LINE;
+  const height = size.height + extra;
+  const text = lines.map((line, index) => `<tspan x="${width / 2}" dy="${index === 0 ? 0 : TITLE_LINE}">${escapeXml(line)}</tspan>`).join("");
+  const plot = extra > 0 ? `<g transform="translate(0 ${extra})">${body}</g>` : body;
+  return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="${escapeXml(label)}" data-axis-min="0" data-axis-max="${maximum}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><title>${escapeXml(label)}</title><text x="${width / 2}" y="15" text-anchor="middle" class="chart-title">${text}</text>${plot}</svg>`;
 }
 
 /** The smallest of 1, 2, 2.5 or 5 times a power of ten at or above `value`, so axis ticks stay round. */
