@@ -44,7 +44,8 @@ describe("TRL GRPO on rows that cannot lose their task", () => {
     const python = requirePython();
     work = mkdtempSync(join(tmpdir(), "toolgym-trl-task-"));
     server = await startServer({ environments: ENVIRONMENTS, port: 0 });
-    const rows = [...generatePromptRows({ env: getEnvironment("mock"), split: "train", n: 2, seed: 5 })];
+    const rows: PromptRow[] = [];
+    for await (const row of generatePromptRows({ env: getEnvironment("mock"), split: "train", n: 2, seed: 5 })) rows.push(row);
     const empty = rows.map((row) => ({ ...row, prompt: [{ role: "user", content: "" }] }));
     // each row's coordinates with the other row's prompt: what a stale or shuffled dataset looks like
     const stale = [

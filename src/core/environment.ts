@@ -52,6 +52,18 @@ export interface Episode {
    * Without it the agent sees the log itself. The trajectory always stores the full log.
    */
   view?(messages: Message[]): Message[];
+  /**
+   * Optional: runs a tool whose answer needs I/O (tau2's `send_message_to_user`, answered by the
+   * simulated user, possibly over the network). Returns undefined for a tool `call` runs; drivers try this
+   * first when it is present.
+   */
+  callAsync?(name: string, args: unknown): Promise<ToolResult> | undefined;
+  /**
+   * Set when a trainer driving this episode through the environment server could not play all of it (a
+   * partner that reads plain messages, which TRL's tool loop cannot carry): the server refuses the session
+   * with this text instead of scoring conversations that never happened.
+   */
+  readonly trainerRefusal?: string;
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
   /** Tools protocol: the agent may also talk (to a simulated user) with plain-text replies. */
@@ -144,6 +156,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   trialSeeds?(baseSeed: number, numTrials: number): number[];
   /** The base seed of `toolgym eval` when `--seed` is not given (tau2: 300, its runner's default); else 0. */
   defaultSeed?: number;
+  /**
+   * Config values a training dataset starts from (`toolgym dataset`; the user's config overrides them):
+   * for environments whose default protocol is the benchmark's own but which train under another (tau2:
+   * the customer as a tool).
+   */
+  trainingConfig?: Record<string, JsonValue>;
   /** Display name in reports and cards (e.g. "BALROG BabyAI"). */
   title?: string;
   /** Environments that share a kit (e.g. "tau2"); `toolgym replay FAMILY --cases` reaches them all. */

@@ -141,10 +141,33 @@ export class EpisodeDriver {
     } else {
       argumentsValue = parsed.value;
       if (!this.toolNames.has(name)) this.formatErrors.push({ kind: "unknown_tool", message: `unknown tool '${name}'` });
-      const result = this.episode.call(name, parsed.value);
-      if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
-      outcome = { content: result.content, isError: result.isError, ...(result.errorKind ? { errorKind: result.errorKind } : {}), done: this.done };
+      outcome = this.outcome(this.episode.call(name, parsed.value));
     }
+    return this.recordCall(call, argumentsValue, outcome);
+  }
+
+  /**
+   * A call the episode answers asynchronously (`Episode.callAsync`: a simulated user's reply), with the
+   * bookkeeping of `call`; undefined for every call `call` runs.
+   */
+  callAsync(call: { id?: string; name: string; arguments: unknown }): Promise<CallOutcome> | undefined {
+    if (!this.episode.callAsync || this.done) return undefined;
+    const parsed =
+      typeof call.arguments === "string" || call.arguments === undefined
+        ? parseToolArguments(call.arguments)
+        : { ok: true as const, value: call.arguments as JsonValue };
+    if (!parsed.ok) return undefined;
+    const pending = this.episode.callAsync(call.name, parsed.value);
+    return pending?.then((result) => this.recordCall(call, parsed.value, this.outcome(result)));
+  }
+
+  private outcome(result: ToolResult): CallOutcome {
+    if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
+    return { content: result.content, isError: result.isError, ...(result.errorKind ? { errorKind: result.errorKind } : {}), done: this.done };
+  }
+
+  private recordCall(call: { id?: string; name: string }, argumentsValue: JsonValue, outcome: CallOutcome): CallOutcome {
+    const name = call.name;
     if (!this.transcript) return outcome;
     this.steps.push({
       turn: this.turns,

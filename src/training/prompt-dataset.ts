@@ -41,23 +41,50 @@ export interface PromptDatasetOptions {
   config?: unknown;
 }
 
-export function* generatePromptRows(options: PromptDatasetOptions): Generator<PromptRow> {
+/**
+ * The config a training dataset's rows carry: the environment's training defaults (`trainingConfig`), then
+ * the user's. A config whose episodes a trainer could not play through the server (`trainerRefusal`) is
+ * refused here, before any row is written.
+ */
+function trainingConfig(env: AnyEnvironment, given: unknown, split: string, seed: number): unknown {
+  let object: unknown = given ?? {};
+  if (typeof object === "string") {
+    try {
+      object = JSON.parse(object);
+    } catch {
+      // parseConfig reports text that is not JSON
+    }
+  }
+  const merged = object && typeof object === "object" && !Array.isArray(object) ? { ...env.trainingConfig, ...(object as Record<string, unknown>) } : object;
+  const config = parseConfig(env.id, env.configSchema, merged);
+  const refusal = env.start(env.generate({ split, seed, index: 0, config })).trainerRefusal;
+  if (refusal) throw new UsageError({ code: "CONFIG_NOT_TRAINABLE", message: refusal });
+  return config;
+}
+
+/**
+ * One row per task index. An episode that opens with I/O (tau2's simulated customer greeting the agent)
+ * has its opening awaited, so the row's prompt ends with the customer's first message as a server
+ * session's reset returns it.
+ */
+export async function* generatePromptRows(options: PromptDatasetOptions): AsyncGenerator<PromptRow> {
   const { env, split, n, seed } = options;
   if (!env.splits.includes(split)) throw new UsageError({ message: `${env.id}: unknown split '${split}'; available: ${env.splits.join(", ")}` });
   if (!Number.isInteger(n) || n < 1) throw new UsageError({ message: `--n must be a positive integer, got ${n}` });
-  const config = parseConfig(env.id, env.configSchema, options.config ?? {});
+  const config = trainingConfig(env, options.config, split, seed);
   const configText = JSON.stringify(config);
   for (let index = 0; index < n; index++) {
     const episode = env.start(env.generate({ split, seed, index, config }));
-    const prompt = episode.messages.map((message) => ({ role: message.role, content: message.content ?? "" }));
+    const opening = episode.opening ? await episode.opening() : [];
+    const prompt = [...episode.messages, ...opening].map((message) => ({ role: message.role, content: message.content ?? "" }));
     yield { prompt, env: env.id, env_version: env.version, split, seed, index, config: configText, prompt_hash: promptHash(prompt) };
   }
 }
 
-async function writeJsonl(path: string, rows: Iterable<PromptRow>): Promise<number> {
+async function writeJsonl(path: string, rows: AsyncIterable<PromptRow>): Promise<number> {
   const stream = createWriteStream(path);
   let count = 0;
-  for (const row of rows) {
+  for await (const row of rows) {
     if (!stream.write(`${JSON.stringify(row)}\n`)) await once(stream, "drain");
     count++;
   }
@@ -67,8 +94,9 @@ async function writeJsonl(path: string, rows: Iterable<PromptRow>): Promise<numb
 }
 
 /** Parquet with `prompt: LIST<STRUCT<role, content>>`, the layout HF `datasets` reads as chat messages. */
-async function writeParquet(path: string, rows: Iterable<PromptRow>): Promise<number> {
-  const all = [...rows];
+async function writeParquet(path: string, rows: AsyncIterable<PromptRow>): Promise<number> {
+  const all: PromptRow[] = [];
+  for await (const row of rows) all.push(row);
   const writer = new ByteWriter();
   const text = { type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" } as const;
   // The write completes asynchronously; the buffer is read only after it has.

@@ -31,6 +31,11 @@ const configSchema = z.strictObject({
   max_errors: z.number().int().min(1).default(10),
   /** toolgym's opt-in, not tau2's: the agent's `###STOP###` ends the run (tau2 lets only the user end it). */
   agent_stop: z.boolean().default(false),
+  /**
+   * How the agent reaches the customer: "message" (tau2's leaderboard protocol, plain messages go to the user
+   * simulator) or "tool" (toolgym's training protocol: the tool send_message_to_user returns the customer's reply).
+   */
+  customer: z.enum(["message", "tool"]).default("message"),
   /** Sent as `chat_template_kwargs` with every user-simulator (judge) request; tau2 sends none. */
   user_chat_template_kwargs: z.record(z.string(), z.unknown()).nullable().default(null),
   judge_chat_template_kwargs: z.record(z.string(), z.unknown()).nullable().default(null),
@@ -108,6 +113,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     defaultSplit: options.defaultSplit,
     configSchema,
     externalConfig: { user_model: "model", judge_model: "model" },
+    // GRPO rows train under the customer-as-a-tool protocol: TRL's tool loop cannot carry plain messages.
+    trainingConfig: { customer: "tool" },
     maxTurns: (task) => task.settings.max_steps,
     taskCount: ({ split }) => bundle().splits()[split]?.length ?? 0,
     taskIndex: ({ split }, taskId) => {
@@ -130,6 +137,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
           max_steps: config.max_steps,
           max_errors: config.max_errors,
           agent_stop: config.agent_stop,
+          customer: config.customer,
           user_chat_template_kwargs: config.user_chat_template_kwargs,
           judge_chat_template_kwargs: config.judge_chat_template_kwargs,
         },
@@ -174,6 +182,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         maxSteps: settings.max_steps,
         maxErrors: settings.max_errors,
         agentStop: settings.agent_stop,
+        customerTool: settings.customer === "tool",
+        envId: `tau2_${domain}`,
       });
     },
     policies: tau2Policies,

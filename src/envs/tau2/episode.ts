@@ -20,6 +20,7 @@ import { tau2MessagesJson, tau2Now } from "./record.ts";
 import { scoreEpisode } from "./score.ts";
 import type { Tau2Message, Tau2Task, Tau2ToolCall } from "./types.ts";
 import type { UserSimulator } from "./user.ts";
+import { AFTER_END, CUSTOMER_LEFT, CUSTOMER_TOOL, customerContent, customerToolSpec, leaderboardProtocolRefusal } from "./customer-tool.ts";
 
 export { scoreEpisode } from "./score.ts";
 
@@ -40,6 +41,14 @@ export interface Tau2EpisodeOptions {
   maxErrors: number;
   /** toolgym's opt-in (config `agent_stop`): the agent's `###STOP###` ends the run, as tau2's solo agent's does. */
   agentStop?: boolean;
+  /**
+   * toolgym's training protocol (config `customer: "tool"`): the agent reaches the customer only through
+   * `send_message_to_user`, every tool call is routed as its own message (as a trainer's calls reach the
+   * server), and a message without tool calls ends the run before the user has (tau2 scores that 0).
+   */
+  customerTool?: boolean;
+  /** The environment's id, for the server's refusal of a leaderboard-protocol session. */
+  envId?: string;
 }
 
 type Role = "agent" | "user" | "env";
@@ -88,7 +97,6 @@ function infrastructureError(code: string, message: string): ToolInputError {
 
 export class Tau2Episode implements Episode {
   readonly protocol = "tools" as const;
-  readonly conversational = true;
   readonly messages: Message[];
   readonly environment: Tau2Environment;
   /** The run in tau2's message format (what tau2's evaluator reads and its results file holds). */
@@ -98,6 +106,8 @@ export class Tau2Episode implements Episode {
   private callCounter = 0;
   private ending: TerminationReason | null = null;
   private cached: RewardBreakdown | null = null;
+  /** Customer-tool protocol: the agent answered without a tool call before the user ended the run. */
+  private agentLeft = false;
   /** tau2's routing state: who sent the last message and who receives it next. */
   private from: Role = "agent";
   private to: Role = "user";
@@ -139,7 +149,16 @@ export class Tau2Episode implements Episode {
   }
 
   get tools(): ToolSpec[] {
-    return this.options.tools;
+    return this.options.customerTool ? [...this.options.tools, customerToolSpec] : this.options.tools;
+  }
+
+  /** Under the leaderboard protocol the user simulator reads the agent's plain messages. */
+  get conversational(): boolean {
+    return !this.options.customerTool;
+  }
+
+  get trainerRefusal(): string | undefined {
+    return this.options.customerTool ? undefined : leaderboardProtocolRefusal(this.options.envId ?? "tau2");
   }
 
   get done(): boolean {
@@ -165,6 +184,7 @@ export class Tau2Episode implements Episode {
 
   /** The agent's whole message: recorded as it is, then routed to the tools or to the user. */
   async respond(message: AssistantMessage): Promise<EpisodeResponse> {
+    if (this.options.customerTool) return this.respondWithTools(message);
     this.agentMessage(message.content, this.parseCalls(message));
     return this.advance();
   }
@@ -296,8 +316,8 @@ export class Tau2Episode implements Episode {
    * One tool call driven from outside (the environment server): an agent message with that one call.
    * Arguments that are not an object answer with the tool's TypeError rather than failing the session.
    */
-  call(name: string, args: unknown): ToolResult {
-    const id = `toolgym_call_${++this.callCounter}`;
+  call(name: string, args: unknown, callId?: string): ToolResult {
+    const id = callId || `toolgym_call_${++this.callCounter}`;
     this.agentMessage(null, [{ id, name, arguments: args as Record<string, unknown>, requestor: "assistant" }]);
     const [result] = this.runTools();
     const error = result?.error ?? false;
@@ -310,6 +330,52 @@ export class Tau2Episode implements Episode {
     const { messages } = await this.advance();
     const answer = messages.find((message) => message.role === "user");
     return { content: answer?.content ?? "", isError: false, done: this.done };
+  }
+
+  /**
+   * The customer-tool protocol: each tool call in order, as the server receives them one by one; the
+   * message's free text reaches no one (a trainer's tool loop sends only the calls). A message without
+   * tool calls ends the run where TRL's loop ends it.
+   */
+  private async respondWithTools(message: AssistantMessage): Promise<EpisodeResponse> {
+    const calls = message.tool_calls ?? [];
+    if (calls.length === 0) {
+      this.agentLeft = true;
+      this.ending ??= "max_steps";
+      return { messages: [], toolErrors: [] };
+    }
+    const messages: Message[] = [];
+    const toolErrors: boolean[] = [];
+    for (const call of calls) {
+      const name = call.function?.name ?? "";
+      let args: unknown;
+      try {
+        args = plainDict(parsePythonJson(call.function?.arguments || "{}"));
+      } catch (error) {
+        messages.push({ role: "tool", tool_call_id: call.id, name, content: `Error: the arguments are not JSON (${(error as Error).message})` });
+        toolErrors.push(true);
+        continue;
+      }
+      const result = this.done ? { content: AFTER_END, isError: true } : await (this.callAsync(name, args) ?? this.call(name, args, call.id));
+      messages.push({ role: "tool", tool_call_id: call.id, name, content: result.content });
+      toolErrors.push(result.isError);
+    }
+    return { messages, toolErrors };
+  }
+
+  /** `send_message_to_user` under the customer-tool protocol: the customer's reply (undefined for every other tool). */
+  callAsync(name: string, args: unknown): Promise<ToolResult> | undefined {
+    if (!this.options.customerTool || name !== CUSTOMER_TOOL) return undefined;
+    return this.sendToCustomer(args);
+  }
+
+  private async sendToCustomer(args: unknown): Promise<ToolResult> {
+    const parsed = customerContent(args);
+    if ("error" in parsed) return { ...parsed.error, done: this.done };
+    this.agentMessage(parsed.content, []);
+    const { messages } = await this.advance();
+    const answer = messages.find((item) => item.role === "user")?.content ?? "";
+    return { content: this.done ? `${answer}\n\n${CUSTOMER_LEFT}` : answer, isError: false, done: this.done };
   }
 
   /** tau2's termination reason; an agent-model failure is tau2's infrastructure error, a harness turn limit its `max_steps`. */
@@ -331,6 +397,8 @@ export class Tau2Episode implements Episode {
       steps: this.steps,
       tool_errors: this.errors,
       tau2_termination: this.ending ?? (this.cached ? "max_steps" : "infrastructure_error"),
+      customer: this.options.customerTool ? "tool" : "message",
+      ...(this.agentLeft ? { agent_left: true } : {}),
       ...(this.cached ? {} : { tau2_messages: tau2MessagesJson(this.trajectory) }),
     };
   }

@@ -3,6 +3,7 @@ import { createScriptedAgent, type PlannedCall, type ScriptedDecision } from "..
 import { getDomain } from "./domains.ts";
 import { findTool } from "./toolkit.ts";
 import type { Tau2Action, Tau2Task } from "./types.ts";
+import { CUSTOMER_TOOL, type CustomerProtocol } from "./customer-tool.ts";
 
 /** What a tau2 environment's generate() returns: the tau2 task plus the run's settings. */
 export interface Tau2EnvTask {
@@ -16,6 +17,7 @@ export interface Tau2EnvTask {
     max_steps: number;
     max_errors: number;
     agent_stop: boolean;
+    customer: CustomerProtocol;
     user_chat_template_kwargs: Record<string, unknown> | null;
     judge_chat_template_kwargs: Record<string, unknown> | null;
   };
@@ -23,9 +25,14 @@ export interface Tau2EnvTask {
 
 const CLOSING = "Is there anything else I can help you with?";
 
-/** A scripted agent that plays a fixed list of moves (one per turn), then closes the conversation. */
-function scripted(id: string, moves: ScriptedDecision[]) {
-  return createScriptedAgent(id, ({ turn }) => moves[turn - 1] ?? { text: CLOSING });
+/**
+ * A scripted agent that plays a fixed list of moves (one per turn), then closes the conversation. Under the
+ * customer-tool protocol its words to the user go through send_message_to_user.
+ */
+function scripted(id: string, moves: ScriptedDecision[], envTask: Tau2EnvTask) {
+  const viaTool = (move: ScriptedDecision): ScriptedDecision =>
+    "text" in move && envTask.settings.customer === "tool" ? { calls: [{ name: CUSTOMER_TOOL, arguments: { content: move.text } }] } : move;
+  return createScriptedAgent(id, ({ turn }) => viaTool(moves[turn - 1] ?? { text: CLOSING }));
 }
 
 function assistantActions(task: Tau2Task): Tau2Action[] {
@@ -139,40 +146,44 @@ export const tau2Policies: ScriptedPolicy<Tau2EnvTask>[] = [
     id: "oracle",
     kind: "genuine",
     description: "Performs the task's gold actions in order (asking the user to run user-side ones), then states every fact the task wants communicated.",
-    create: ({ task }) => scripted("oracle", oracleMoves(task.task)),
+    create: ({ task }) => scripted("oracle", oracleMoves(task.task), task),
   },
   ...NOISE_LEVELS.map((epsilon): ScriptedPolicy<Tau2EnvTask> => ({
     id: `noisy_oracle_${epsilon}`,
     kind: "genuine",
     description: `The oracle with probability ${epsilon} per move of a wrong but honest move (another task's arguments, a step or a fact left out); noise from the trial's seed.`,
-    create: ({ task, random }) => scripted(`noisy_oracle_${epsilon}`, noisyOracleMoves(task, epsilon, random)),
+    create: ({ task, random }) => scripted(`noisy_oracle_${epsilon}`, noisyOracleMoves(task, epsilon, random), task),
   })),
   {
     id: "do_nothing_stop",
     kind: "pilot",
     description: "Closes the conversation at once without any tool call.",
-    create: () => scripted("do_nothing_stop", [{ text: `Thank you for reaching out. ${CLOSING}` }]),
+    create: ({ task }) => scripted("do_nothing_stop", [{ text: `Thank you for reaching out. ${CLOSING}` }], task),
   },
   {
     id: "transfer_immediately",
     kind: "pilot",
     description: "Transfers the user to a human agent straight away.",
-    create: () =>
-      scripted("transfer_immediately", [
-        { calls: [{ name: "transfer_to_human_agents", arguments: { summary: "The user needs help; transferring to a human agent." } }] },
-        { text: `I have transferred you to a human agent. ${CLOSING}` },
-      ]),
+    create: ({ task }) =>
+      scripted(
+        "transfer_immediately",
+        [
+          { calls: [{ name: "transfer_to_human_agents", arguments: { summary: "The user needs help; transferring to a human agent." } }] },
+          { text: `I have transferred you to a human agent. ${CLOSING}` },
+        ],
+        task,
+      ),
   },
   {
     id: "read_only_spam",
     kind: "pilot",
     description: "Repeats the task's read-only lookups and never changes anything.",
-    create: ({ task }) => scripted("read_only_spam", readSpamMoves(task)),
+    create: ({ task }) => scripted("read_only_spam", readSpamMoves(task), task),
   },
   {
     id: "guessed_writes",
     kind: "pilot",
     description: "Calls the task's write tools with arguments guessed from other tasks, without looking anything up.",
-    create: ({ task, random }) => scripted("guessed_writes", guessedWriteMoves(task, random)),
+    create: ({ task, random }) => scripted("guessed_writes", guessedWriteMoves(task, random), task),
   },
 ];
