@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { startFaultServer, type ChatRequestBody } from "../src/testing/fault-server.ts";
 import { runCli } from "./support/run-cli.ts";
 
 /**
@@ -97,6 +98,27 @@ describe("tau2 trials and pass^k", () => {
       (candidate) => candidate.metric === "reward",
     );
     assert.deepEqual(row?.tau2?.pass_hat, block.pass_hat, "report --format json carries the same block");
+  });
+
+  it("a model agent sends its trial's seed with every request, as tau2 sets it on its agent", { timeout: 120_000 }, async () => {
+    // A scripted chat server: only the requests toolgym sends are under test (the replies end each turn).
+    const bodies: ChatRequestBody[] = [];
+    const server = await startFaultServer({ respond: () => ({ content: "Could you tell me more?" }), onRequest: (body) => bodies.push(body) });
+    try {
+      const out = join(work, "model");
+      const args = ["eval", "--env", "tau2_mock", "--n", "2", "--num-trials", "3", "--max-turns", "2", "--base-url", server.url, "--model", "m"];
+      const result = await runCli([...args, "--out", out, "--quiet", "--workers", "1"]);
+      assert.equal(result.code, 0, result.stderr);
+      const seeds = new Set(bodies.map((body) => body.seed));
+      assert.deepEqual([...seeds].sort(), [361454, 373753, 626729], "tau2's seeds for base seed 300 (CPython), one per trial");
+      assert.equal(bodies.length, 2 * 3 * 2, "two turns of each of 6 episodes");
+      for (const seed of seeds) assert.equal(bodies.filter((body) => body.seed === seed).length, 4, "2 tasks × 2 turns of each trial carry its seed");
+      const refused = await runCli([...args, "--sampling-seed", "7", "--out", join(work, "refused")]);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /drop --sampling-seed/);
+    } finally {
+      await server.close();
+    }
   });
 
   it("--num-trials and --samples together are refused; --n all runs every task", { timeout: 60_000 }, async () => {
