@@ -11,11 +11,13 @@ import { parsePythonJson } from "../src/python-semantics/index.ts";
  * output, the agent and user DB hashes, the reward, every RewardInfo field, the evaluator's own errors.
  */
 const fixtures = new URL("./fixtures/tau2/", import.meta.url);
-const cases = readFileSync(new URL("replay_cases.jsonl", fixtures), "utf8")
-  .trim()
-  .split("\n")
-  // The calls as tau2's json.loads typed them (`2.0` stays a float); the expectations as plain JSON.
-  .map((line) => ({ ...JSON.parse(line), tool_calls: (parsePythonJson(line) as { tool_calls: unknown }).tool_calls }));
+/** The calls as tau2's json.loads typed them (`2.0` stays a float); the expectations as plain JSON. */
+const readCases = (name: string) =>
+  readFileSync(new URL(name, fixtures), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => ({ ...JSON.parse(line), tool_calls: (parsePythonJson(line) as { tool_calls: unknown }).tool_calls }));
+const cases = [...readCases("replay_cases.jsonl"), ...readCases("typed-arguments/cases.jsonl")];
 
 describe("tau2 replay cases", () => {
   for (const domain of ["retail", "mock", "telecom"]) {

@@ -29,6 +29,7 @@ export {
   pythonIterate,
   pythonLower,
   pythonRepr,
+  pythonReprValue,
   pythonStr,
   pythonStrip,
   pythonTruthy,

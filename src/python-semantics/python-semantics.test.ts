@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { PythonFloat, PythonRandom, parsePythonJson, pythonEquals, pythonFloatRepr, pythonJsonDumps, pythonRound, pythonStrip } from "./index.ts";
+import { PythonFloat, PythonRandom, parsePythonJson, pythonEquals, pythonFloatRepr, pythonJsonDumps, pythonRound, pythonStr, pythonStrip } from "./index.ts";
 
 /** Values printed by CPython (test/fixtures/python-semantics/make_expected.py wrote them). */
 const expected = JSON.parse(readFileSync(join(import.meta.dirname, "../../test/fixtures/python-semantics/expected.json"), "utf8"));
@@ -64,6 +64,10 @@ describe("python-semantics against CPython", () => {
       assert.equal(pythonEquals(parsePythonJson(left), parsePythonJson(right)), equal, `${left} == ${right}`);
       assert.equal(pythonEquals(JSON.parse(left), JSON.parse(right)), equal, `${left} == ${right} (plain numbers)`);
     }
+  });
+
+  it("str() of JSON values, as f-strings print them", () => {
+    for (const { json, str } of expected.str) assert.equal(pythonStr(parsePythonJson(json)), str, json);
   });
 
   it("json.loads keeps float lexemes, big integers and integer-key order, and rejects broken text", () => {

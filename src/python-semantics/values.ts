@@ -2,7 +2,7 @@
  * Python's built-in semantics on JSON values: exceptions with Python's texts, `==`, type names, `int()`,
  * iteration, truthiness, `repr`/`str` of scalars, dict-key hashing, `in`, `count`, `lower` and `strip`.
  */
-import { PythonFloat } from "./float.ts";
+import { PythonFloat, pythonFloatRepr } from "./float.ts";
 
 /** A Python exception: its type and the message `str(exception)` prints. */
 export class PythonError extends Error {
@@ -149,14 +149,22 @@ export function pythonHashKey(value: unknown): string {
   throw new PythonError("TypeError", `unhashable type: '${pythonTypeName(value)}'`);
 }
 
-/** Python `str(x)` of a scalar JSON value (the official group metrics key their store by `str(id)`). */
-export function pythonStr(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "boolean") return value ? "True" : "False";
+/** Python `repr(x)` of a JSON-like value: `None`, `True`, `2.0`, `'text'`, `['a', 1]`, `{'k': None}`. */
+export function pythonReprValue(value: unknown): string {
   if (value === null || value === undefined) return "None";
-  if (typeof value === "number") return String(value);
-  // Containers never collide with scalars' str() in practice; JSON text keeps distinct values distinct.
-  return JSON.stringify(value);
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value + 0) : pythonFloatRepr(value);
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof PythonFloat) return pythonFloatRepr(value.value);
+  if (typeof value === "string") return pythonRepr(value);
+  if (Array.isArray(value)) return `[${value.map(pythonReprValue).join(", ")}]`;
+  const entries = value instanceof Map ? [...value.entries()] : Object.entries(value as Record<string, unknown>);
+  return `{${entries.map(([key, item]) => `${pythonRepr(key)}: ${pythonReprValue(item)}`).join(", ")}}`;
+}
+
+/** Python `str(x)` (what an f-string prints): a str as it is, anything else as its repr. */
+export function pythonStr(value: unknown): string {
+  return typeof value === "string" ? value : pythonReprValue(value);
 }
 
 /** `seq.count(x)` for a list (equal elements) or a str (non-overlapping substrings). */

@@ -1,6 +1,7 @@
 import { lazy, mapValues, pick, readJsonAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PythonError, pythonHasKey } from "../../python-semantics/index.ts";
+import { PythonError, pythonHasKey, pythonStr } from "../../python-semantics/index.ts";
+import { validateModel } from "./pydantic.ts";
 import { deepFreeze } from "./store.ts";
 import { model, type Tau2Function, type ToolContext, type ToolType } from "./toolkit.ts";
 
@@ -33,7 +34,7 @@ function table(root: Row, name: string, owner: string): Row {
 
 function requireTask(context: ToolContext, taskId: unknown): Row {
   const tasks = table(context.agent.root, "tasks", "MockDB");
-  if (!pythonHasKey(tasks, taskId)) throw new PythonError("ValueError", `Task ${String(taskId)} not found`);
+  if (!pythonHasKey(tasks, taskId)) throw new PythonError("ValueError", `Task ${pythonStr(taskId)} not found`);
   return tasks[taskId as string] as Row;
 }
 
@@ -44,7 +45,7 @@ function userStore(context: ToolContext) {
 
 function requireNotification(context: ToolContext, notificationId: unknown): Row {
   const notifications = table(userStore(context).root, "notifications", "MockDB");
-  if (!pythonHasKey(notifications, notificationId)) throw new PythonError("ValueError", `Notification ${String(notificationId)} not found`);
+  if (!pythonHasKey(notifications, notificationId)) throw new PythonError("ValueError", `Notification ${pythonStr(notificationId)} not found`);
   return notifications[notificationId as string] as Row;
 }
 
@@ -55,8 +56,12 @@ const agentTools: Tau2Function[] = [
     ["user_id", "title", "description"],
     (context, { user_id, title, description }) => {
       const users = table(context.agent.root, "users", "MockDB");
-      if (!pythonHasKey(users, user_id)) throw new PythonError("ValueError", `User ${String(user_id)} not found`);
+      if (!pythonHasKey(users, user_id)) throw new PythonError("ValueError", `User ${pythonStr(user_id)} not found`);
       const taskId = `task_${Object.keys(table(context.agent.root, "tasks", "MockDB")).length + 1}`;
+      validateModel("Task", [
+        ["title", "str", title],
+        ["description", "optional_str", description],
+      ]);
       const task = context.agent.own({ task_id: taskId, title, description: description ?? null, status: "pending" });
       context.agent.writable(["tasks"])[taskId] = task;
       const user = context.agent.writable(["users", user_id as string]);
@@ -87,7 +92,7 @@ const userTools: Tau2Function[] = [
   tool("dismiss_notification", "write", ["notification_id"], (context, { notification_id }) => {
     requireNotification(context, notification_id);
     userStore(context).writable(["notifications", notification_id as string]).status = "read";
-    return `Notification ${String(notification_id)} dismissed`;
+    return `Notification ${pythonStr(notification_id)} dismissed`;
   }),
 ];
 

@@ -3,6 +3,7 @@ import { dictEntries, dictGet, dictValues } from "../../python-semantics/index.t
 import type { Tau2Domain } from "./environment.ts";
 import { PythonError, pythonCount, pythonJsonDumps, pythonHasKey, pythonIterate, pythonLower, pythonRound } from "../../python-semantics/index.ts";
 import { calculate } from "./calculate.ts";
+import { validateModel } from "./pydantic.ts";
 import { deepFreeze, type CowStore } from "./store.ts";
 import { model, type Tau2Function, type ToolContext, type ToolType } from "./toolkit.ts";
 
@@ -134,14 +135,31 @@ function tool(name: string, type: ToolType, params: string[], run: Tau2Function[
 }
 
 const ADDRESS_PARAMS = ["address1", "address2", "city", "state", "country", "zip"];
-const newAddress = (args: Row): Row => pick(args, ADDRESS);
+/** tau2 builds a `UserAddress` from the arguments: pydantic checks every field is a str (in the model's field order). */
+function newAddress(args: Row): Row {
+  validateModel(
+    "UserAddress",
+    ADDRESS.map((field) => [field, "str", args[field]] as const),
+  );
+  return pick(args, ADDRESS);
+}
 
 const retailTools: Tau2Function[] = [
   tool("calculate", "generic", ["expression"], (_context, { expression }) => calculate(expression)),
   tool("cancel_pending_order", "write", ["order_id", "reason"], (context, { order_id, reason }) => {
     const order = getOrder(context, order_id);
     if (order.status !== "pending") throw new PythonError("ValueError", "Non-pending order cannot be cancelled");
-    if (reason !== "no longer needed" && reason !== "ordered by mistake") throw new PythonError("ValueError", "Invalid reason");
+    // `reason not in {...}`: a set lookup, so a list or dict raises before the comparison.
+    if (
+      !pythonHasKey(
+        new Map([
+          ["no longer needed", true],
+          ["ordered by mistake", true],
+        ]),
+        reason,
+      )
+    )
+      throw new PythonError("ValueError", "Invalid reason");
     const refunds: Row[] = [];
     for (const payment of order.payment_history as Row[]) {
       const paymentId = payment.payment_method_id as string;

@@ -1,4 +1,4 @@
-import { PythonError, pythonFloatRepr, pythonRound } from "../../python-semantics/index.ts";
+import { PythonError, pythonFloatRepr, pythonRound, pythonStr } from "../../python-semantics/index.ts";
 import type { CowStore } from "./store.ts";
 import type { Tau2Function, ToolContext, ToolType } from "./toolkit.ts";
 
@@ -183,7 +183,7 @@ export const telecomUserTools: Tau2Function[] = [
   fn("check_network_mode_preference", "read", [], (device) => `Network Mode Preference: ${device.device.network_mode_preference}`),
   fn("set_network_mode_preference", "write", ["mode"], (device, { mode }) => {
     if (typeof mode !== "string" || !MODES.includes(mode)) {
-      return device.withBar(`Failed to set network mode: '${String(mode)}' is not a valid option. Please use one of: ${MODES.join(", ")}`);
+      return device.withBar(`Failed to set network mode: '${pythonStr(mode)}' is not a valid option. Please use one of: ${MODES.join(", ")}`);
     }
     device.setDevice({ network_mode_preference: mode });
     device.networkSearch();
@@ -279,32 +279,32 @@ export const telecomUserTools: Tau2Function[] = [
   ),
   fn("check_app_status", "read", ["app_name"], (device, { app_name }) => {
     const app = (device.device.app_statuses as Row)[app_name as string] as Row | undefined;
-    if (!app) return `App '${String(app_name)}' not found on this phone.`;
+    if (!app) return `App '${pythonStr(app_name)}' not found on this phone.`;
     const allowed = permissionsList(app.permissions as Row);
-    const lines = [`Status for App: ${String(app_name)}`];
+    const lines = [`Status for App: ${pythonStr(app_name)}`];
     if (allowed.length === 0) lines.push(" - Permissions: None granted.");
     else lines.push(" - Permissions Granted:", ...allowed.map((permission) => `   - ${permission}`));
     return lines.join("\n");
   }),
   fn("check_app_permissions", "read", ["app_name"], (device, { app_name }) => {
     const app = (device.device.app_statuses as Row)[app_name as string] as Row | undefined;
-    if (!app) return `App '${String(app_name)}' not found on this phone.`;
+    if (!app) return `App '${pythonStr(app_name)}' not found on this phone.`;
     const allowed = permissionsList(app.permissions as Row);
     return allowed.length === 0
-      ? `App '${String(app_name)}' currently has no permissions granted.`
-      : `App '${String(app_name)}' has permission for: ${allowed.join(", ")}.`;
+      ? `App '${pythonStr(app_name)}' currently has no permissions granted.`
+      : `App '${pythonStr(app_name)}' has permission for: ${allowed.join(", ")}.`;
   }),
   fn("grant_app_permission", "write", ["app_name", "permission"], (device, { app_name, permission }) => {
     const name = String(permission).toLowerCase();
     const app = (device.device.app_statuses as Row)[app_name as string] as Row | undefined;
     let message: string;
-    if (!app) message = `Error. App '${String(app_name)}' not found. Cannot grant permission.`;
+    if (!app) message = `Error. App '${pythonStr(app_name)}' not found. Cannot grant permission.`;
     else if (!Object.hasOwn(app.permissions as Row, name)) {
       const available = Object.keys(app.permissions as Row).map((key) => `'${key}'`);
-      message = `Error. Permission '${name}' not tracked for app '${String(app_name)}', available permissions: [${available.join(", ")}]`;
+      message = `Error. Permission '${name}' not tracked for app '${pythonStr(app_name)}', available permissions: [${available.join(", ")}]`;
     } else {
       device.writablePermissions(app_name as string)[name] = true;
-      message = `Success. Permission '${name}' granted to app '${String(app_name)}'.`;
+      message = `Success. Permission '${name}' granted to app '${pythonStr(app_name)}'.`;
     }
     return device.withBar(message);
   }),

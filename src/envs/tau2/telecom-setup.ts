@@ -1,3 +1,4 @@
+import { pythonStr } from "../../python-semantics/index.ts";
 import { fn, type Phone } from "./telecom-device.ts";
 import type { Tau2Function } from "./toolkit.ts";
 
@@ -40,7 +41,7 @@ export const telecomUserFunctions: Tau2Function[] = [
     if (mode === "pin") device.setDevice({ sim_card_status: "locked_pin" });
     else if (mode === "puk") device.setDevice({ sim_card_status: "locked_puk" });
     device.networkSearch();
-    return `SIM card locked successfully in ${String(mode)} mode.`;
+    return `SIM card locked successfully in ${pythonStr(mode)} mode.`;
   }),
   fn("break_apn_settings", "write", [], (device) => {
     device.setApn({ apn_name: "broken" });

@@ -1,6 +1,6 @@
 import { lazy, readAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PythonError, PythonFloat, pythonFloatRepr, pythonLower } from "../../python-semantics/index.ts";
+import { PythonError, PythonFloat, pythonFloatRepr, pythonLower, pythonStr } from "../../python-semantics/index.ts";
 import { deepFreeze, type CowStore } from "./store.ts";
 import { normalizeTelecomAgent, normalizeTelecomUser } from "./telecom-data.ts";
 import { Phone, telecomUserTools } from "./telecom-device.ts";
@@ -22,7 +22,7 @@ const rows = (context: ToolContext, table: string) => context.agent.root[table] 
 
 function findIndex(context: ToolContext, table: string, key: string, id: unknown, label: string): number {
   const index = rows(context, table).findIndex((row) => row[key] === id);
-  if (index < 0) throw new PythonError("ValueError", `${label} ${String(id)} not found`);
+  if (index < 0) throw new PythonError("ValueError", `${label} ${pythonStr(id)} not found`);
   return index;
 }
 
@@ -37,7 +37,7 @@ const writableRow = (store: CowStore, table: string, index: number): Row => stor
 function targetLineIndex(context: ToolContext, customerId: unknown, lineId: unknown): number {
   const customer = getCustomer(context, customerId);
   if (!(customer.line_ids as unknown[]).includes(lineId))
-    throw new PythonError("ValueError", `Line ${String(lineId)} not found for customer ${String(customerId)}`);
+    throw new PythonError("ValueError", `Line ${pythonStr(lineId)} not found for customer ${pythonStr(customerId)}`);
   return findIndex(context, "lines", "line_id", lineId, "Line with ID");
 }
 
@@ -46,7 +46,7 @@ function customerByPhone(context: ToolContext, phone: unknown): Row {
     if (customer.phone_number === phone) return customer;
     for (const lineId of customer.line_ids as string[]) if (getLine(context, lineId).phone_number === phone) return customer;
   }
-  throw new PythonError("ValueError", `Customer with phone number ${String(phone)} not found`);
+  throw new PythonError("ValueError", `Customer with phone number ${pythonStr(phone)} not found`);
 }
 
 const awaitingPayment = (context: ToolContext, customer: Row) =>
@@ -116,10 +116,10 @@ const agentTools: Tau2Function[] = [
     const customer = getCustomer(context, customer_id);
     if (awaitingPayment(context, customer).length !== 0) throw new PythonError("ValueError", "A bill is already awaiting payment for this customer");
     if (!(customer.bill_ids as unknown[]).includes(bill_id))
-      throw new PythonError("ValueError", `Bill ${String(bill_id)} not found for customer ${String(customer_id)}`);
+      throw new PythonError("ValueError", `Bill ${pythonStr(bill_id)} not found for customer ${pythonStr(customer_id)}`);
     const index = findIndex(context, "bills", "bill_id", bill_id, "Bill with ID");
     writableRow(context.agent, "bills", index).status = "Awaiting Payment";
-    return `Payment request sent to the customer for bill ${String(bill_id)}`;
+    return `Payment request sent to the customer for bill ${pythonStr(bill_id)}`;
   }),
   tool("get_data_usage", "read", ["customer_id", "line_id"], (context, { customer_id, line_id }) => {
     const line = rows(context, "lines")[targetLineIndex(context, customer_id, line_id)] as Row;
@@ -148,7 +148,7 @@ const agentTools: Tau2Function[] = [
     line.data_refueling_gb = (line.data_refueling_gb as number) + amount;
     applyCharge(context, customer_id, charge, `Data refueling: ${pythonArgumentText(gb_amount)} GB at $${pythonFloatRepr(rate)}/GB`);
     return {
-      message: `Successfully added ${pythonArgumentText(gb_amount)} GB of data for line ${String(line_id)} for $${charge.toFixed(2)}`,
+      message: `Successfully added ${pythonArgumentText(gb_amount)} GB of data for line ${pythonStr(line_id)} for $${charge.toFixed(2)}`,
       new_data_refueling_gb: new PythonFloat(line.data_refueling_gb as number),
       charge: new PythonFloat(charge),
     };
@@ -176,7 +176,7 @@ function applyCharge(context: ToolContext, customerId: unknown, amount: number, 
 const agentFunctions: Tau2Function[] = [
   tool("set_data_usage", "write", ["customer_id", "line_id", "data_used_gb"], (context, { customer_id, line_id, data_used_gb }) => {
     writableRow(context.agent, "lines", targetLineIndex(context, customer_id, line_id)).data_used_gb = data_used_gb;
-    return `Data usage set to ${String(data_used_gb)} GB for line ${String(line_id)}`;
+    return `Data usage set to ${pythonStr(data_used_gb)} GB for line ${pythonStr(line_id)}`;
   }),
   tool("suspend_line_for_overdue_bill", "write", ["customer_id", "line_id", "new_bill_id", "contract_ended"], (context, args) => {
     const lineIndex = findIndex(context, "lines", "line_id", args.line_id, "Line with ID");
@@ -196,7 +196,7 @@ const agentFunctions: Tau2Function[] = [
       issue_date: "2025-01-01",
       total_due: 0 + amount,
       due_date: "2025-01-15",
-      line_items: [{ description: `Charge for line ${String(line.line_id)}`, amount, date: TODAY, item_type: "Charge" }],
+      line_items: [{ description: `Charge for line ${pythonStr(line.line_id)}`, amount, date: TODAY, item_type: "Charge" }],
       status: "Overdue",
     });
     const bills = context.agent.writable<unknown[]>(["bills"]);
@@ -206,7 +206,7 @@ const agentFunctions: Tau2Function[] = [
     writableCustomer.bill_ids = [...(writableCustomer.bill_ids as string[]), args.new_bill_id];
     const target = writableRow(context.agent, "lines", lineIndex);
     Object.assign(target, { status: "Suspended", suspension_start_date: TODAY, ...(args.contract_ended ? { contract_end_date: "2025-01-31" } : {}) });
-    return `Line ${String(args.line_id)} suspended for unpaid bill ${String(args.new_bill_id)}. Contract ended: ${args.contract_ended ? "True" : "False"}`;
+    return `Line ${pythonStr(args.line_id)} suspended for unpaid bill ${pythonStr(args.new_bill_id)}. Contract ended: ${args.contract_ended ? "True" : "False"}`;
   }),
   tool("assert_data_refueling_amount", "read", ["customer_id", "line_id", "expected_amount"], (context, { customer_id, line_id, expected_amount }) => {
     const line = rows(context, "lines")[targetLineIndex(context, customer_id, line_id)] as Row;
@@ -223,7 +223,7 @@ const agentFunctions: Tau2Function[] = [
 
 function lineByPhone(context: ToolContext, phone: unknown): Row {
   const line = rows(context, "lines").find((row) => row.phone_number === phone);
-  if (!line) throw new PythonError("ValueError", `Line with phone number ${String(phone)} not found`);
+  if (!line) throw new PythonError("ValueError", `Line with phone number ${pythonStr(phone)} not found`);
   return line;
 }
 
