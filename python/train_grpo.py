@@ -7,7 +7,9 @@
 Defaults: Qwen/Qwen3-4B, LoRA r=32 alpha=64 on q,k,v,o,gate,up,down, 250 steps, effective batch 32
 (8 per device x 4 accumulation), vLLM colocate generation, thinking off. Every value is a flag. At the end the
 adapter is saved under OUTPUT/adapter and the merged full-weight checkpoint (model.safetensors, config,
-tokenizer files, chat_template.jinja) under OUTPUT. `--server-url` reaches a running server; without it the
+tokenizer files, chat_template.jinja) under OUTPUT; with `--curve-steps N`, every N steps a checkpoint of the
+same layout goes to OUTPUT/curve/step-N for a learning curve. `--reward-transform` replaces the environment's
+reward before the advantage with a control (see REWARD_TRANSFORMS). `--server-url` reaches a running server; without it the
 script starts `npx toolgym serve` on a free loopback port and stops it at exit.
 """
 
@@ -17,6 +19,8 @@ import argparse
 import atexit
 import json
 import os
+import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -26,6 +30,54 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from toolgym_trl import environment_factory, log_reward_components, render_environment_schemas  # noqa: E402
+
+
+def shuffle_within_group(rewards: list, group_size: int, rng: random.Random) -> list:
+    """Each group's scored rewards permuted among its scored completions: the group keeps its reward distribution
+    (so its mean, spread and zero-variance share), but which completion earned which reward is lost."""
+    shuffled = list(rewards)
+    for start in range(0, len(rewards), group_size):
+        positions = [index for index in range(start, start + group_size) if rewards[index] is not None]
+        values = [rewards[index] for index in positions]
+        rng.shuffle(values)
+        for index, value in zip(positions, values):
+            shuffled[index] = value
+    return shuffled
+
+
+def constant_reward(rewards: list, group_size: int, rng: random.Random) -> list:
+    """0 for every scored completion: every advantage is 0, so only what training does without a reward remains."""
+    return [None if reward is None else 0.0 for reward in rewards]
+
+
+REWARD_TRANSFORMS = {"none": None, "shuffle_within_group": shuffle_within_group, "constant": constant_reward}
+
+
+def transformed_reward(name: str, environment_class, group_size: int, seed: int):
+    """A TRL reward function: the environment's reward for each completion, transformed before the advantage.
+
+    TRL lays a batch out as consecutive groups of `num_generations` completions of one prompt
+    (`rewards.view(-1, num_generations)` in GRPOTrainer); the function checks that layout on the prompts it is
+    given, so a group split across processes fails loudly instead of being shuffled with another. The
+    untransformed batch mean is logged as `toolgym/env_reward`."""
+    transform = REWARD_TRANSFORMS[name]
+    rng = random.Random(seed)
+
+    def reward(environments=None, prompts=None, log_metric=None, **kwargs) -> list:
+        rewards = [environment_class.get_reward(environment) for environment in environments or []]
+        if len(rewards) % group_size != 0:
+            raise ValueError(f"--reward-transform {name}: a batch of {len(rewards)} completions is not whole groups of {group_size}")
+        if prompts is not None:
+            for start in range(0, len(prompts), group_size):
+                if any(prompt != prompts[start] for prompt in prompts[start : start + group_size]):
+                    raise ValueError(f"--reward-transform {name}: completions {start}..{start + group_size - 1} are not one prompt's group")
+        scored = [value for value in rewards if value is not None]
+        if log_metric is not None and scored:
+            log_metric("toolgym/env_reward", sum(scored) / len(scored))
+        return transform(rewards, group_size, rng)
+
+    reward.__name__ = f"reward_{name}"
+    return reward
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -82,6 +134,19 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--logging-steps", type=int, default=1)
     parser.add_argument("--save-steps", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--reward-transform",
+        default="none",
+        choices=list(REWARD_TRANSFORMS),
+        help="what reaches the advantage: the environment's reward (none), each group's rewards permuted among its completions "
+        "(shuffle_within_group: the same distribution without the task information, a control) or 0 for every completion (constant)",
+    )
+    parser.add_argument(
+        "--curve-steps",
+        type=int,
+        default=0,
+        help="every N steps, write a full checkpoint in the output layout under OUTPUT/curve/step-N for a learning curve (0: none)",
+    )
     parser.add_argument("--report-to", default="none")
     parser.add_argument("--no-merge", action="store_true", help="keep only the adapter")
     return parser.parse_args(argv)
@@ -132,6 +197,12 @@ def main(argv: list[str] | None = None) -> None:
     env_id = args.env or dataset[0]["env"]
     url = args.server_url or start_server(args.toolgym_command, args.server_token)
     Environment = environment_factory(url, env=env_id, token=args.server_token, max_turns=args.max_turns)
+    reward_funcs = [log_reward_components]
+    if REWARD_TRANSFORMS[args.reward_transform] is not None:
+        # TRL takes an environment's `get_reward` as a reward of weight 1; hidden here, it reaches TRL only transformed.
+        owner = Environment
+        Environment = type(owner.__name__, (owner,), {"get_reward": None})
+        reward_funcs.append(transformed_reward(args.reward_transform, owner, args.num_generations, args.seed))
     cuda = torch.cuda.is_available() and not args.use_cpu
     bf16 = cuda if args.bf16 is None else args.bf16
     checkpointing = cuda if args.gradient_checkpointing is None else args.gradient_checkpointing
@@ -174,13 +245,13 @@ def main(argv: list[str] | None = None) -> None:
     )
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=[log_reward_components],
+        reward_funcs=reward_funcs,
         args=config,
         train_dataset=dataset,
         processing_class=tokenizer,
         environment_factory=Environment,
         peft_config=peft_config,
-        callbacks=[metrics_printer()],
+        callbacks=[metrics_printer()] + ([curve_saver(args.curve_steps, tokenizer, original_template, Path(args.output_dir))] if args.curve_steps > 0 else []),
     )
     trainer.train()
     tokenizer.chat_template = original_template
@@ -198,6 +269,38 @@ def metrics_printer():
                 print("TOOLGYM_METRICS " + json.dumps(finite({"step": state.global_step, **logs})), flush=True)
 
     return MetricsPrinter()
+
+
+def curve_saver(every: int, tokenizer, template: str, output: Path):
+    """Every `every` steps (the last step excepted: that is the final checkpoint), the model in the output layout under
+    OUTPUT/curve/step-N, with the tokenizer's original chat template (the one evaluations serve)."""
+    from transformers import TrainerCallback
+
+    class CurveCheckpoints(TrainerCallback):
+        def on_step_end(self, args, state, control, model=None, **kwargs):
+            step = state.global_step
+            if step % every != 0 or step >= state.max_steps or not state.is_world_process_zero:
+                return
+            target = output / "curve" / f"step-{step}"
+            partial = target.with_name(f".{target.name}.partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            weights = model
+            if hasattr(model, "merge_and_unload"):  # an adapter: merge a copy, training continues on the original
+                import copy
+
+                weights = copy.deepcopy(model).merge_and_unload()
+            weights.save_pretrained(partial, safe_serialization=True)
+            training_template = tokenizer.chat_template
+            tokenizer.chat_template = template
+            try:
+                tokenizer.save_pretrained(partial)
+            finally:
+                tokenizer.chat_template = training_template
+            shutil.rmtree(target, ignore_errors=True)
+            partial.rename(target)
+            print(f"TOOLGYM_CURVE_CHECKPOINT {json.dumps({'step': step, 'path': str(target)})}", flush=True)
+
+    return CurveCheckpoints()
 
 
 def finite(value):

@@ -46,7 +46,8 @@ describe("toolgym pipeline --preset seed --dry-run", () => {
       "--use-vllm",
       "--vllm-mode colocate",
       "--no-enable-thinking",
-      `--output-dir ${out}/grpo/model`,
+      `--output-dir ${out}/grpo/grpo/model`,
+      "--seed 0",
     ])
       assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
     assert.equal(8 * 4, 32, "effective batch: 8 per device x 4 accumulation steps");
@@ -54,16 +55,20 @@ describe("toolgym pipeline --preset seed --dry-run", () => {
 
     const pre = stages.get("eval-pre") ?? [];
     assert.match(pre[0] ?? "", /vllm serve Qwen\/Qwen3-4B .*--tool-call-parser hermes/);
-    assert.match(pre[1] ?? "", /^toolgym eval --suite seed-card --model 'pre=http:\/\/127\.0\.0\.1:PORT\/v1#Qwen\/Qwen3-4B' .*--data-dir data/);
+    assert.match(
+      pre[1] ?? "",
+      /^toolgym eval --suite seed-card --model 'pre=http:\/\/127\.0\.0\.1:PORT\/v1#Qwen\/Qwen3-4B' .*--max-retries 1 .*--data-dir data/,
+    );
     const post = stages.get("eval-post") ?? [];
-    assert.match(post[0] ?? "", new RegExp(`vllm serve ${out}/grpo/model `));
-    assert.match(post[1] ?? "", /--suite seed-card --model 'post=/);
+    assert.match(post[0] ?? "", new RegExp(`vllm serve ${out}/grpo/grpo/model `));
+    assert.match(post[1] ?? "", /--suite seed-card --model 'grpo=/);
     assert.equal(
-      pre[1]?.replace(/.*--temperature/, ""),
-      post[1]?.replace(/.*--temperature/, "").replace("eval-post", "eval-pre"),
+      pre[1]?.replace(/.*--temperature/, "").replace("eval-pre/runs/pre", "RUNS"),
+      post[1]?.replace(/.*--temperature/, "").replace("eval-post/runs/grpo", "RUNS"),
       "same generation settings pre and post",
     );
-    assert.deepEqual(stages.get("card"), [`toolgym report ${out}/eval-pre/runs ${out}/eval-post/runs --card --out ${out}/card.md`]);
+    assert.deepEqual(stages.get("card"), [], "the card is rendered in-process from the eval runs (a comment line, no command)");
+    assert.match(result.stdout, /## card\n\n# the card \(card\.md\)/);
     // The seed-card suite at the seed's n.
     for (const [benchmark, n] of [
       ["musique", 2417],
@@ -128,6 +133,43 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
     ])
       assert.ok(grpo.includes(` ${flag}`), `grpo command has ${flag}: ${grpo}`);
     assert.ok(!grpo.includes("--top-p") && !grpo.includes("--top-k"), grpo);
+    // The arms: two seeds on the environment's reward and the shuffled control, each saving curve checkpoints
+    const stages = commandsByStage(result.stdout);
+    const arms = (stages.get("grpo") ?? []).filter((line) => line.includes("train_grpo.py"));
+    assert.deepEqual(
+      arms.map((line) => [/--output-dir (\S+)/.exec(line)?.[1], /--seed (\d+)/.exec(line)?.[1], /--reward-transform (\S+)/.exec(line)?.[1] ?? null]),
+      [
+        [`${out}/grpo/grpo-s0/model`, "0", null],
+        [`${out}/grpo/grpo-s1/model`, "1", null],
+        [`${out}/grpo/shuffled/model`, "0", "shuffle_within_group"],
+      ],
+    );
+    for (const line of arms) assert.match(line, / --curve-steps 50( |$)/);
+    const baseline = stages.get("baseline") ?? [];
+    assert.match(
+      baseline[0] ?? "",
+      new RegExp(`train_sft\\.py --model ${out}/data/base-model --dataset ${out}/data/sft-baseline\\.jsonl --output-dir ${out}/baseline/model .* --seed 0$`),
+    );
+    assert.ok(
+      data.some((line) => line.includes(`--out ${out}/data/sft-baseline.jsonl`) && line.endsWith("--min-reward 0.9")),
+      "the baseline's rows: reward ≥ 0.9",
+    );
+    const post = stages.get("eval-post") ?? [];
+    for (const arm of ["grpo-s0", "grpo-s1", "shuffled"])
+      for (const step of [50, 100]) {
+        const server = post.findIndex((line) => line.includes(`serve_transformers.py ${out}/grpo/${arm}/model/curve/step-${step} `));
+        assert.ok(server >= 0, `${arm}'s step-${step} checkpoint is served`);
+        assert.match(post[server + 1] ?? "", new RegExp(`--n 50 --model '${arm}=.* --out ${out}/eval-post/curve/${arm}/step-${step}$`));
+      }
+    const pre = stages.get("eval-pre") ?? [];
+    assert.ok(
+      pre.some((line) => / --n 50 --samples 4 --model 'pre=.* --temperature 1 /.test(line)),
+      "sampled: 4 per task at temperature 1",
+    );
+    assert.ok(
+      pre.some((line) => line.endsWith(`--out ${out}/eval-pre/curve/pre/step-0`)),
+      "the SFT model is every curve's step 0",
+    );
     assert.match(result.stdout, /update: 1/, "one-hop update tasks");
     assert.match(result.stdout, /benchmark: search_plan_act\n(?:.*\n){1,12}?\s+n: 200\n/);
   });

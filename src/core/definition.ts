@@ -115,6 +115,22 @@ export interface SummaryEpisode {
   notComputed?: string[];
 }
 
+/** One scored episode as an environment's failure categories read it from a run. */
+export interface FailureEpisode extends SummaryEpisode {
+  /** How the episode ended (finished, max_turns, truncated, no_tool_call). */
+  termination: string;
+  /** Tool calls the harness could not parse. */
+  formatErrors: number;
+}
+
+/** The environment's own failure categories, so a card can show what training changed and not only that a number moved. */
+export interface FailureSpec {
+  /** Category names in the order a card lists them. */
+  categories: string[];
+  /** The categories one scored episode falls in (none for an episode without a failure); an episode may fall in several. */
+  classify(episode: FailureEpisode): string[];
+}
+
 /** A benchmark's own headline numbers for one run (e.g. BALROG's progression % ± SE), with its printed line. */
 export type BenchmarkSummary = { [key: string]: JsonValue } & { text: string };
 

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { AssistantMessage, JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
 import type { ToolResult, ToolSpec } from "./tools.ts";
-import type { AuditSpec, BreakdownSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
+import type { AuditSpec, BreakdownSpec, FailureSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
 
 /**
  * How an agent talks to an environment.
@@ -173,6 +173,8 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   metrics?: string[];
   /** Report sub-rows by a diagnostics key. */
   breakdown?: BreakdownSpec;
+  /** Failure categories from the episode's metrics and diagnostics (the pipeline card's "what changed"). */
+  failures?: FailureSpec;
   /** This environment's row in the built-in `seed-card` and `quick` suites. */
   seedSuite?: SuiteEntry;
   /** `toolgym replay` for environments whose replay input is not a plain list of tool calls. */

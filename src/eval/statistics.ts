@@ -232,3 +232,15 @@ export function passHatIntervals(tasks: ReadonlyArray<{ trials: number; successe
   }
   return intervals;
 }
+
+/**
+ * pass@k of one task from `n` samples of which `correct` succeeded: the chance that k samples drawn without
+ * replacement hold at least one success, 1 − C(n−c, k) / C(n, k) (Chen et al. 2021's unbiased estimator).
+ */
+export function passAtK(n: number, correct: number, k: number): number {
+  if (k > n) throw new RangeError(`pass@${k} needs at least ${k} samples, got ${n}`);
+  if (n - correct < k) return 1;
+  let miss = 1;
+  for (let i = n - correct + 1; i <= n; i++) miss *= 1 - k / i;
+  return 1 - miss;
+}

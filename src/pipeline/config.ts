@@ -10,7 +10,24 @@ import { suiteRowSchema } from "../eval/suites/suite.ts";
  */
 const flags = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 
-export const STAGES = ["data", "sft", "eval-pre", "grpo", "eval-post", "card"] as const;
+/** A model label in run directories and the card (`toolgym eval --model LABEL=URL#NAME`). */
+const label = z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "letters, digits, '_', '.', '-' (a run label)");
+
+/** Reward transforms of python/train_grpo.py (`--reward-transform`): controls, not training recipes. */
+export const REWARD_TRANSFORMS = ["shuffle_within_group", "constant"] as const;
+
+/** One GRPO run from the pre model: its own seed and, for a control, a transform of the reward before the advantage. */
+const armSchema = z.strictObject({
+  name: label,
+  seed: z.number().int().min(0).default(0),
+  transform: z.enum(REWARD_TRANSFORMS).nullable().default(null),
+});
+export type Arm = z.infer<typeof armSchema>;
+
+/** Flags the pipeline sets per arm; a config that also sets them in `grpo.flags` is refused. */
+const ARM_FLAGS = ["seed", "reward-transform", "curve-steps", "model", "dataset", "env", "server-url", "output-dir"];
+
+export const STAGES = ["data", "sft", "baseline", "eval-pre", "grpo", "eval-post", "card"] as const;
 export type StageName = (typeof STAGES)[number];
 
 export const pipelineConfigSchema = z.strictObject({
@@ -71,9 +88,52 @@ export const pipelineConfigSchema = z.strictObject({
     launcher: z.array(z.string()).default([]),
     /** Stop when every group had zero reward variance in each of the first K logged steps (0 = never). */
     noSignalSteps: z.number().int().min(0).default(3),
+    /** GRPO runs from the same pre model; the first with no transform is the one the top-level summary describes. */
+    arms: z
+      .array(armSchema)
+      .min(1)
+      .default([{ name: "grpo", seed: 0, transform: null }]),
+    /** A learning curve: a checkpoint every `every` steps, each evaluated on suite row `benchmark` at `n` tasks (with the pre and final models). */
+    curve: z.strictObject({ every: z.number().int().positive(), benchmark: z.string().min(1), n: z.number().int().positive() }).optional(),
   }),
+  /** The non-RL baseline: SFT from the base model on the demonstrations with reward ≥ minReward (same SFT flags), evaluated like the arms. */
+  baseline: z.strictObject({ name: label.default("filtered-sft"), minReward: z.number(), seed: z.number().int().min(0).default(0) }).optional(),
+  /** Sampled evaluation beside greedy, for every model: `samples` per task at `temperature` on suite rows `benchmarks` (first `n` tasks). */
+  sampled: z
+    .strictObject({
+      benchmarks: z.array(z.string().min(1)).min(1),
+      n: z.number().int().positive(),
+      samples: z.number().int().min(2),
+      temperature: z.number().positive(),
+    })
+    .optional(),
 });
 export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
+
+/** Checks the fields that depend on each other; the first problem as a message naming its field. */
+function crossFieldProblem(config: PipelineConfig): string | undefined {
+  const names = [...config.grpo.arms.map((arm) => arm.name), ...(config.baseline ? [config.baseline.name] : [])];
+  const repeated = names.find((name, index) => names.indexOf(name) !== index || name === "pre");
+  if (repeated) return `field 'grpo.arms': the name '${repeated}' is used twice or is 'pre' (the SFT model's label); give every arm its own name`;
+  if (!config.grpo.arms.some((arm) => arm.transform === null))
+    return "field 'grpo.arms': every arm has a reward transform; at least one arm must train on the environment's reward";
+  const set = ARM_FLAGS.find((flag) => flag in config.grpo.flags);
+  if (set) return `field 'grpo.flags.${set}': the pipeline sets --${set} for each arm; give seeds and transforms in 'grpo.arms'`;
+  if (config.baseline && (!config.sft || config.data.policies.length === 0 || config.data.episodes === 0))
+    return "field 'baseline' trains SFT on the teacher's demonstrations, so it needs `sft`, `data.policies` and `data.episodes` > 0";
+  const curve = config.grpo.curve;
+  const last = Number(config.grpo.flags["max-steps"]);
+  if (curve && !(Number.isInteger(last) && last > curve.every))
+    return "field 'grpo.curve.every': a curve needs 'grpo.flags.max-steps' greater than 'every' (points: the SFT model, each checkpoint, the final model: at least 3)";
+  const rows = typeof config.eval.suite === "string" ? undefined : config.eval.suite.map((row) => row.benchmark);
+  const wanted = [
+    ...(config.grpo.curve ? [["grpo.curve.benchmark", config.grpo.curve.benchmark]] : []),
+    ...(config.sampled?.benchmarks ?? []).map((name) => ["sampled.benchmarks", name]),
+  ];
+  for (const [field, name] of wanted)
+    if (rows && !rows.includes(name as string)) return `field '${field}': '${name}' is not a row of eval.suite (${rows.join(", ")})`;
+  return undefined;
+}
 
 export function parsePipelineConfig(value: unknown, source: string): PipelineConfig {
   const parsed = pipelineConfigSchema.safeParse(value);
@@ -87,6 +147,8 @@ export function parsePipelineConfig(value: unknown, source: string): PipelineCon
         message:
           "fields 'base.vocabularySize' and 'base.pretrainSteps' learn from the SFT trajectories, so they need `sft`, `data.policies` and `data.episodes` > 0",
       });
+    const problem = crossFieldProblem(parsed.data);
+    if (problem) throw new DataError({ code: "PIPELINE_CONFIG_INVALID", file: source, message: problem });
     return parsed.data;
   }
   const issue = parsed.error.issues[0];

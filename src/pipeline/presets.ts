@@ -67,7 +67,9 @@ const smallWorld = {
 
 /**
  * `smoke`: every stage for real and as small as it goes (plumbing, not learning): a random tiny Qwen3, two
- * SFT steps, two eval episodes per row, two GRPO steps of one group of two completions.
+ * SFT steps, two eval episodes per row, two GRPO steps of one group of two completions, in two arms (the
+ * environment's reward and its shuffled-within-group control) with a checkpoint at step 1 for the curve, the
+ * filtered-SFT baseline and a sampled evaluation.
  */
 const smoke = {
   preset: "smoke",
@@ -116,7 +118,14 @@ const smoke = {
       "learning-rate": 1e-4,
       "save-steps": 1000,
     },
+    arms: [
+      { name: "grpo", seed: 0 },
+      { name: "shuffled", seed: 0, transform: "shuffle_within_group" },
+    ],
+    curve: { every: 1, benchmark: "search_plan_act", n: 2 },
   },
+  baseline: { name: "filtered-sft", minReward: 0.9 },
+  sampled: { benchmarks: ["search_plan_act"], n: 2, samples: 2, temperature: 1 },
 };
 
 /**
@@ -197,7 +206,19 @@ const tiny = {
       "learning-rate": 2e-4,
       "save-steps": 1000,
     },
+    // Two seeds on the environment's reward, and the control: the same seed as the first with each group's rewards
+    // permuted, so the same prompts, sampling and reward distribution reach it without which completion earned what
+    arms: [
+      { name: "grpo-s0", seed: 0 },
+      { name: "grpo-s1", seed: 1 },
+      { name: "shuffled", seed: 0, transform: "shuffle_within_group" },
+    ],
+    curve: { every: 50, benchmark: "search_plan_act", n: 50 },
   },
+  // The cheap alternative: SFT from the same base on the demonstrations that earned (nearly) full reward, which drops
+  // the collateral-write habit (those score 0.475) without any RL
+  baseline: { name: "filtered-sft", minReward: 0.9 },
+  sampled: { benchmarks: ["search_plan_act"], n: 50, samples: 4, temperature: 1 },
 };
 
 const PRESETS: Record<string, unknown> = { seed, smoke, tiny };

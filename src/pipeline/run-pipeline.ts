@@ -4,16 +4,18 @@ import { once } from "node:events";
 import { stringify as toYaml } from "yaml";
 import { UsageError } from "../core/index.ts";
 import type { ProgressStream } from "../eval/progress.ts";
-import type { Report } from "../eval/report/index.ts";
 import { STAGES, type PipelineConfig, type StageName } from "./config.ts";
 import { openLog, resolvePython } from "./processes.ts";
 import { PIPELINE_STAGES, pipelineSuite } from "./stages.ts";
+import { renderSteps, runSteps } from "./steps.ts";
 import { buildSummary, type PipelineSummary, type StageRecord } from "./summary.ts";
 
 /** A stage is complete when this file exists in its directory; --resume skips it then. */
 export const DONE_MARKER = "done.json";
 export const STAGE_LOG = "log.txt";
 export const CONFIG_FILE = "pipeline.json";
+/** Every command a stage executed, one shell line each, as the dry run renders it (with real ports). */
+export const COMMANDS_FILE = "commands.txt";
 
 export interface PipelineOptions {
   config: PipelineConfig;
@@ -21,7 +23,7 @@ export interface PipelineOptions {
   resume?: boolean;
   only?: readonly StageName[];
   python?: string;
-  /** Live progress: one line per stage event (and eval progress bars unless quiet). */
+  /** Live progress: one line per stage event and step (each step's own output goes to the stage log). */
   progress?: ProgressStream & { write(text: string): unknown };
   quiet?: boolean;
   signal?: AbortSignal;
@@ -56,9 +58,8 @@ export function describePipeline(options: Pick<PipelineOptions, "config" | "out"
     sections.push(`## ${stage.name}${skip ? ` (skipped: ${skip})` : ""}`);
     if (!skip)
       sections.push(
-        stage
-          .plan(context)
-          .map((line) => `$ ${line}`)
+        renderSteps(stage.steps(context))
+          .map((line) => (line.startsWith("# ") ? line : `$ ${line}`))
           .join("\n"),
       );
   }
@@ -89,11 +90,6 @@ function prepareOutput(options: PipelineOptions): void {
   writeFileSync(configPath, current);
 }
 
-function readReport(out: string): Report | null {
-  const path = join(out, "card", "report.json");
-  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Report) : null;
-}
-
 /**
  * Runs the stages in order, each into `out/<stage>/` with its own log and a done marker, skipping the
  * stages a resumed run already finished; writes `out/summary.json` at the end, and also when a stage fails
@@ -105,7 +101,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineSum
   const records: StageRecord[] = [];
   const say = (text: string) => options.progress?.write(`[pipeline] ${text}\n`);
   const finish = () => {
-    const summary = buildSummary({ preset: options.config.preset, out: options.out, stages: records, report: readReport(options.out) });
+    const summary = buildSummary({ config: options.config, out: options.out, stages: records });
     writeFileSync(join(options.out, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
     return summary;
   };
@@ -134,18 +130,12 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineSum
     const started = performance.now();
     say(`${stage.name}: started (log ${join(directory, STAGE_LOG)})`);
     try {
-      await stage.run({
-        config: options.config,
-        out: options.out,
-        python,
-        log,
-        ...(options.progress && !options.quiet ? { progress: options.progress } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        note: (text) => {
-          log.write(`# ${text}\n`);
-          say(`${stage.name}: ${text}`);
-        },
-      });
+      const context = { config: options.config, out: options.out, python };
+      const note = (text: string) => {
+        log.write(`# ${text}\n`);
+        say(`${stage.name}: ${text}`);
+      };
+      await runSteps(stage.steps(context), { log, record: join(directory, COMMANDS_FILE), note, ...(options.signal ? { signal: options.signal } : {}) });
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       records.push({ name: stage.name, status: "failed", seconds: Math.round(seconds * 10) / 10 });

@@ -1,51 +1,29 @@
-import type { WriteStream } from "node:fs";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { join } from "node:path";
-import { parseConfig, type AnyEnvironment } from "../core/index.ts";
-import { prepareTrajectorySft, writeTrajectoryConversations } from "../data/sft/trajectories.ts";
-import { ENVIRONMENTS, getEnvironment } from "../envs/registry.ts";
-import type { ProgressStream } from "../eval/progress.ts";
-import { createReport } from "../eval/report/index.ts";
-import { runEvaluation } from "../eval/run-evaluation.ts";
 import { requireBuiltinSuite } from "../eval/suites/builtin.ts";
-import { runSuite } from "../eval/suites/run-suite.ts";
-import { parseSuite, type Suite } from "../eval/suites/suite.ts";
-import { startServer } from "../server/start-server.ts";
-import { writePromptDataset } from "../training/prompt-dataset.ts";
-import type { PipelineConfig, StageName } from "./config.ts";
+import { parseSuite, type Suite, type SuiteRow } from "../eval/suites/suite.ts";
+import type { Arm, PipelineConfig, StageName } from "./config.ts";
 import { GrpoSignalMonitor } from "./grpo-signal.ts";
-import { PACKAGE_ROOT, PipelineError, modelServerCommand, startLogged, startModelServer, stopChild } from "./processes.ts";
+import { PACKAGE_ROOT, modelServerCommand } from "./processes.ts";
+import { writeEvidence } from "./card.ts";
+import { curveSteps, evidenceLayout, modelPaths } from "./layout.ts";
+import type { Step } from "./steps.ts";
 
-export interface StageContext {
+/** What a stage's steps are derived from: the config, where things go and the Python that runs the recipes. */
+export interface PlanContext {
   config: PipelineConfig;
   /** The pipeline's output directory. */
   out: string;
   python: string;
-  log: WriteStream;
-  /** Where eval progress bars go (none when quiet). */
-  progress?: ProgressStream;
-  signal?: AbortSignal;
-  /** One line of live progress (also written to the stage log). */
-  note(text: string): void;
 }
 
 export interface Stage {
   name: StageName;
   /** Why the stage does not apply to this config (it is then recorded as skipped). */
   skipReason(config: PipelineConfig): string | undefined;
-  /** The commands the stage runs, as shell lines (library steps as their CLI equivalent), for --dry-run. */
-  plan(context: Omit<StageContext, "log" | "note">): string[];
-  run(context: StageContext): Promise<void>;
-}
-
-const quote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`);
-const shell = (argv: readonly string[]) => argv.map(quote).join(" ");
-
-/** The model each stage starts from and writes. */
-export function modelPaths(config: PipelineConfig, out: string) {
-  const base = config.base.kind === "model" ? config.base.model : join(out, "data", "base-model");
-  const sft = join(out, "sft", "model");
-  return { base, sft, pre: config.sft ? sft : base, grpo: join(out, "grpo", "model") };
+  /** The stage's steps: the dry run prints them and the run executes them, so the two cannot differ. */
+  steps(context: PlanContext): Step[];
 }
 
 function flagArgs(flags: Record<string, string | number | boolean>): string[] {
@@ -56,193 +34,108 @@ const dataPaths = (out: string) => ({
   trajectories: join(out, "data", "trajectories"),
   corpus: join(out, "data", "tokenizer-corpus.jsonl"),
   rows: join(out, "data", "sft.jsonl"),
+  baselineRows: join(out, "data", "sft-baseline.jsonl"),
   prompts: join(out, "data", "prompts.parquet"),
 });
-
-function environment(config: PipelineConfig): AnyEnvironment {
-  return getEnvironment(config.env);
-}
-
-function tinyModelCommand(config: PipelineConfig, python: string, out: string): string[] {
-  const base = config.base;
-  if (base.kind !== "tiny-qwen3") return [];
-  const corpus = usesCorpus(config) ? ["--corpus", dataPaths(out).corpus] : [];
-  const vocabulary = base.vocabularySize ? ["--vocab-size", String(base.vocabularySize)] : [];
-  const induction = base.inductionSteps > 0 ? ["--induction-steps", String(base.inductionSteps)] : [];
-  const pretraining = base.pretrainSteps > 0 ? ["--pretrain-steps", String(base.pretrainSteps)] : [];
-  const size = ["--hidden-size", String(base.hiddenSize), "--layers", String(base.layers)];
-  const seed = base.seed !== 0 ? ["--seed", String(base.seed)] : [];
-  return [
-    python,
-    join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"),
-    modelPaths(config, out).base,
-    ...size,
-    ...corpus,
-    ...vocabulary,
-    ...induction,
-    ...pretraining,
-    ...seed,
-  ];
-}
 
 /** A tiny model whose vocabulary or pretraining learns from the SFT trajectories is built after them. */
 const usesCorpus = (config: PipelineConfig) => config.base.kind === "tiny-qwen3" && (config.base.vocabularySize !== undefined || config.base.pretrainSteps > 0);
 
+function tinyModelStep({ config, python, out }: PlanContext): Step {
+  const base = config.base;
+  if (base.kind !== "tiny-qwen3") throw new Error("not a tiny model");
+  const parts = [
+    "random weights",
+    base.vocabularySize ? "a BPE vocabulary trained on the trajectories" : "the real Qwen3 tokenizer",
+    ...(base.inductionSteps ? [`up to ${base.inductionSteps} steps copying random spans`] : []),
+    ...(base.pretrainSteps ? [`${base.pretrainSteps} steps pretrained on the trajectories`] : []),
+    "Qwen3's chat template",
+  ];
+  const argv = [python, join(PACKAGE_ROOT, "scripts/make-tiny-qwen3.py"), modelPaths(config, out).base];
+  argv.push("--hidden-size", String(base.hiddenSize), "--layers", String(base.layers));
+  if (usesCorpus(config)) argv.push("--corpus", dataPaths(out).corpus);
+  if (base.vocabularySize) argv.push("--vocab-size", String(base.vocabularySize));
+  if (base.inductionSteps > 0) argv.push("--induction-steps", String(base.inductionSteps));
+  if (base.pretrainSteps > 0) argv.push("--pretrain-steps", String(base.pretrainSteps));
+  if (base.seed !== 0) argv.push("--seed", String(base.seed));
+  return { kind: "command", argv, note: `building the tiny Qwen3 (${parts.join(", ")})` };
+}
+
+function sftRowsStep(context: PlanContext, output: string, minReward: number | undefined): Step {
+  const { config, out } = context;
+  const args = ["sft", "trajectories", dataPaths(out).trajectories, "--model-dir", modelPaths(config, out).base, "--out", output];
+  args.push("--max-tokens", String(config.data.maxTokens), "--enable-thinking", "false");
+  if (minReward !== undefined) args.push("--min-reward", String(minReward));
+  return {
+    kind: "toolgym",
+    args,
+    note: `SFT rows${minReward !== undefined ? ` (reward ≥ ${minReward})` : ""}: every assistant turn, double-rendered and prefix-checked`,
+  };
+}
+
 const dataStage: Stage = {
   name: "data",
   skipReason: () => undefined,
-  plan({ config, out, python }) {
+  steps(context) {
+    const { config, out } = context;
     const paths = dataPaths(out);
-    const lines: string[] = [];
-    if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) lines.push(shell(tinyModelCommand(config, python, out)));
+    const steps: Step[] = [];
     const envConfig = JSON.stringify(config.envConfig);
+    if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) steps.push(tinyModelStep(context));
     if (config.sft) {
-      for (const policy of config.data.policies)
-        lines.push(
-          shell([
-            "toolgym",
-            "eval",
-            "--env",
-            config.env,
-            "--agent",
-            policy,
-            "--split",
-            "train",
-            "--seed",
-            String(config.data.seed),
-            "--n",
-            String(config.data.episodes),
-            "--config",
-            envConfig,
-            "--out",
-            paths.trajectories,
-          ]),
-        );
-      if (usesCorpus(config)) {
-        lines.push(shell(["toolgym", "sft", "conversations", paths.trajectories, "--out", paths.corpus]));
-        lines.push(shell(tinyModelCommand(config, python, out)));
-      }
-      const minReward = config.data.minReward !== undefined ? ["--min-reward", String(config.data.minReward)] : [];
-      lines.push(
-        shell([
-          "toolgym",
-          "sft",
-          "trajectories",
-          paths.trajectories,
-          "--model-dir",
-          modelPaths(config, out).base,
-          "--out",
-          paths.rows,
-          "--max-tokens",
-          String(config.data.maxTokens),
-          "--enable-thinking",
-          "false",
-          ...minReward,
-        ]),
-      );
-    }
-    lines.push(
-      shell([
-        "toolgym",
-        "dataset",
-        config.env,
-        "--split",
-        "train",
-        "--seed",
-        String(config.data.promptSeed),
-        "--n",
-        String(config.data.prompts),
-        "--config",
-        envConfig,
-        "--out",
-        paths.prompts,
-      ]),
-    );
-    return lines;
-  },
-  async run(context) {
-    const { config, out, python, log } = context;
-    const paths = dataPaths(out);
-    const env = environment(config);
-    const buildTinyModel = async () => {
-      const base = config.base.kind === "tiny-qwen3" ? config.base : undefined;
-      const parts = [
-        "random weights",
-        base?.vocabularySize ? "a BPE vocabulary trained on the trajectories" : "the real Qwen3 tokenizer",
-        ...(base?.inductionSteps ? [`up to ${base.inductionSteps} steps copying random spans`] : []),
-        ...(base?.pretrainSteps ? [`${base.pretrainSteps} steps pretrained on the trajectories`] : []),
-        "Qwen3's chat template",
-      ];
-      context.note(`building the tiny Qwen3 (${parts.join(", ")})`);
-      await startLogged(tinyModelCommand(config, python, out), log).done;
-    };
-    if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) await buildTinyModel();
-    if (config.sft) {
-      const envConfig = parseConfig(env.id, env.configSchema, config.envConfig);
       for (const policy of config.data.policies) {
-        context.note(`scripted trajectories: ${policy} × ${config.data.episodes} (train split)`);
-        await runEvaluation({
-          rows: [{ env, config: envConfig, split: "train", seed: config.data.seed, n: config.data.episodes }],
-          models: [{ kind: "scripted", policy }],
-          out: paths.trajectories,
-          quiet: true,
-          ...(context.signal ? { signal: context.signal } : {}),
-        });
+        const args = [
+          "eval",
+          "--env",
+          config.env,
+          "--agent",
+          policy,
+          "--split",
+          "train",
+          "--seed",
+          String(config.data.seed),
+          "--n",
+          String(config.data.episodes),
+        ];
+        args.push("--config", envConfig, "--out", paths.trajectories, "--quiet");
+        steps.push({ kind: "toolgym", args, note: `scripted trajectories: ${policy} × ${config.data.episodes} (train split)` });
       }
       if (usesCorpus(config)) {
-        const conversations = await writeTrajectoryConversations([paths.trajectories], paths.corpus);
-        log.write(`tokenizer corpus: ${conversations} conversations\n`);
-        await buildTinyModel();
+        steps.push({ kind: "toolgym", args: ["sft", "conversations", paths.trajectories, "--out", paths.corpus], note: "tokenizer corpus" });
+        steps.push(tinyModelStep(context));
       }
-      context.note("SFT rows: every assistant turn, double-rendered and prefix-checked");
-      const report = await prepareTrajectorySft({
-        runs: [paths.trajectories],
-        output: paths.rows,
-        modelDirectory: modelPaths(config, out).base,
-        maxTokens: config.data.maxTokens,
-        enableThinking: false,
-        workers: 0,
-        ...(config.data.minReward !== undefined ? { minReward: config.data.minReward } : {}),
-      });
-      log.write(`sft rows: ${report.rows_out} of ${report.rows_in} turns from ${report.episodes} episodes\n`);
-      if (report.rows_out === 0)
-        throw new PipelineError({ code: "PIPELINE_NO_SFT_ROWS", message: `no SFT row passed the checks; see ${paths.rows}.report.json` });
+      steps.push(sftRowsStep(context, paths.rows, config.data.minReward));
+      if (config.baseline) steps.push(sftRowsStep(context, paths.baselineRows, config.baseline.minReward));
     }
-    const count = await writePromptDataset({
-      env,
-      split: "train",
-      n: config.data.prompts,
-      seed: config.data.promptSeed,
-      config: config.envConfig,
-      out: paths.prompts,
-    });
-    log.write(`wrote ${count} GRPO prompts to ${paths.prompts}\n`);
+    const args = ["dataset", config.env, "--split", "train", "--seed", String(config.data.promptSeed), "--n", String(config.data.prompts)];
+    steps.push({ kind: "toolgym", args: [...args, "--config", envConfig, "--out", paths.prompts], note: `${config.data.prompts} GRPO prompts` });
+    return steps;
   },
 };
 
-const sftCommand = (context: Pick<StageContext, "config" | "out" | "python">) => {
-  const { config, out, python } = context;
-  const models = modelPaths(config, out);
-  return [
-    python,
-    join(PACKAGE_ROOT, "python/train_sft.py"),
-    "--model",
-    models.base,
-    "--dataset",
-    dataPaths(out).rows,
-    "--output-dir",
-    models.sft,
-    ...flagArgs(config.sft ?? {}),
-  ];
-};
+function sftStep({ config, out, python }: PlanContext, options: { dataset: string; output: string; seed?: number }): Step {
+  const flags = { ...(config.sft ?? {}), ...(options.seed !== undefined ? { seed: options.seed } : {}) };
+  const argv = [python, join(PACKAGE_ROOT, "python/train_sft.py"), "--model", modelPaths(config, out).base, "--dataset", options.dataset];
+  return { kind: "command", argv: [...argv, "--output-dir", options.output, ...flagArgs(flags)], note: "python/train_sft.py" };
+}
 
 const sftStage: Stage = {
   name: "sft",
   skipReason: (config) => (config.sft ? undefined : "the preset starts GRPO from the base model"),
-  plan: (context) => [shell(sftCommand(context))],
-  async run(context) {
-    context.note("python/train_sft.py");
-    await startLogged(sftCommand(context), context.log).done;
+  steps: (context) => [sftStep(context, { dataset: dataPaths(context.out).rows, output: modelPaths(context.config, context.out).sft })],
+};
+
+const baselineStage: Stage = {
+  name: "baseline",
+  skipReason: (config) => (config.baseline ? undefined : "no `baseline` in the config"),
+  steps(context) {
+    const baseline = context.config.baseline!;
+    const step = sftStep(context, {
+      dataset: dataPaths(context.out).baselineRows,
+      output: modelPaths(context.config, context.out).baseline,
+      seed: baseline.seed,
+    });
+    return [{ ...step, note: `python/train_sft.py on the demonstrations with reward ≥ ${baseline.minReward} (the non-RL baseline)` }];
   },
 };
 
@@ -252,131 +145,193 @@ export function pipelineSuite(config: PipelineConfig): Suite {
   return parseSuite({ name: `pipeline-${config.preset}`, description: `The ${config.preset} pipeline's evaluation.`, rows: config.eval.suite });
 }
 
-function evalStage(name: "eval-pre" | "eval-post", label: "pre" | "post"): Stage {
-  const model = (config: PipelineConfig, out: string) => (label === "pre" ? modelPaths(config, out).pre : modelPaths(config, out).grpo);
-  return {
-    name,
-    skipReason: () => undefined,
-    plan({ config, out, python }) {
-      const { eval: settings } = config;
-      const suite = typeof settings.suite === "string" ? settings.suite : join(out, name, "suite.json");
-      return [
-        `${shell(modelServerCommand(settings.engine, python, model(config, out), "PORT", settings.serverArgs))} &`,
-        shell([
-          "toolgym", "eval", "--suite", suite, "--model", `${label}=http://127.0.0.1:PORT/v1#${model(config, out)}`,
-          "--temperature", String(settings.temperature), "--max-tokens", String(settings.maxTokens),
-          "--chat-template-kwargs", JSON.stringify(settings.chatTemplateKwargs), "--concurrency", String(settings.concurrency),
-          ...(settings.maxTurns ? ["--max-turns", String(settings.maxTurns)] : []), ...(settings.dataDir ? ["--data-dir", settings.dataDir] : []),
-          "--out", join(out, name, "runs"),
-        ]), // prettier-ignore
-        "kill %1",
-      ];
+const SERVER_URL = "http://127.0.0.1:PORT/v1";
+
+/** `toolgym eval` options every evaluation of a model shares (the generation path). */
+function generationArgs(config: PipelineConfig, label: string, model: string, temperature: number): string[] {
+  const settings = config.eval;
+  const args = ["--model", `${label}=${SERVER_URL}#${model}`, "--temperature", String(temperature), "--max-tokens", String(settings.maxTokens)];
+  args.push("--chat-template-kwargs", JSON.stringify(settings.chatTemplateKwargs), "--concurrency", String(settings.concurrency));
+  if (settings.maxTurns) args.push("--max-turns", String(settings.maxTurns));
+  // One retry: a local server that fails twice is broken, not busy; the episode is then recorded as errored.
+  return [...args, "--max-retries", "1", "--no-preflight", "--quiet"];
+}
+
+/** One suite row on `n` tasks (a learning-curve point or a sampled evaluation). */
+function rowEvalStep(
+  config: PipelineConfig,
+  row: SuiteRow,
+  options: { label: string; model: string; n: number; out: string; samples?: number; temperature?: number; note: string },
+): Step {
+  const args = [
+    "eval",
+    "--env",
+    row.env,
+    "--config",
+    JSON.stringify(row.config),
+    ...(row.split ? ["--split", row.split] : []),
+    "--seed",
+    String(row.seed),
+    "--n",
+    String(options.n),
+  ];
+  if (options.samples) args.push("--samples", String(options.samples));
+  args.push(...generationArgs(config, options.label, options.model, options.temperature ?? config.eval.temperature), "--out", options.out);
+  return { kind: "toolgym", args, note: options.note };
+}
+
+function suiteRow(config: PipelineConfig, benchmark: string): SuiteRow {
+  const row = pipelineSuite(config).rows.find((candidate) => candidate.benchmark === benchmark);
+  if (!row) throw new Error(`no suite row '${benchmark}'`); // config.ts checks explicit suites
+  return row;
+}
+
+/** The steps evaluating one model behind its own server: the suite, curve points (curve), sampled rows. */
+function evalModelSteps(context: PlanContext, stage: "eval-pre" | "eval-post", label: string, model: string, extra: Step[]): Step {
+  const { config, out, python } = context;
+  const layout = evidenceLayout(out);
+  const suiteFile = typeof config.eval.suite === "string" ? config.eval.suite : join(out, stage, "suite.json");
+  const suiteArgs = ["eval", "--suite", suiteFile, ...generationArgs(config, label, model, config.eval.temperature)];
+  if (config.eval.dataDir) suiteArgs.push("--data-dir", config.eval.dataDir);
+  const suite = pipelineSuite(config);
+  const steps: Step[] = [
+    {
+      kind: "toolgym",
+      args: [...suiteArgs, "--out", layout.suiteRuns(stage, label)],
+      note: `${label}: suite ${suite.name}: ${suite.rows.map((row) => `${row.benchmark} n=${row.n}`).join(", ")}`,
     },
-    async run(context) {
-      const { config, out } = context;
-      const settings = config.eval;
-      const suite = pipelineSuite(config);
-      writeFileSync(join(out, name, "suite.json"), `${JSON.stringify(suite, null, 2)}\n`);
-      context.note(`${settings.engine} serve ${model(config, out)}`);
-      const server = await startModelServer(settings.engine, {
-        python: context.python,
-        model: model(config, out),
-        log: context.log,
-        extraArgs: settings.serverArgs,
-      });
-      try {
-        context.note(`suite ${suite.name}: ${suite.rows.map((row) => `${row.benchmark} n=${row.n}`).join(", ")}`);
-        await runSuite({
-          suite,
-          models: [
-            {
-              kind: "openai",
-              label,
-              name: model(config, out),
-              baseUrls: [server.baseUrl],
-              sampling: { temperature: settings.temperature, max_tokens: settings.maxTokens },
-              chatTemplateKwargs: settings.chatTemplateKwargs as never,
-              maxRetries: 1,
-            },
-          ],
-          out: join(out, name, "runs"),
-          concurrency: settings.concurrency,
-          ...(settings.maxTurns ? { maxTurns: settings.maxTurns } : {}),
-          ...(context.progress ? { progress: context.progress } : { quiet: true }),
-          ...(context.signal ? { signal: context.signal } : {}),
-        });
-      } finally {
-        await server.stop();
+    ...extra,
+  ];
+  for (const benchmark of config.sampled?.benchmarks ?? []) {
+    const { n, samples, temperature } = config.sampled!;
+    const note = `${label}: ${benchmark} sampled, ${samples} per task at temperature ${temperature}`;
+    steps.push(rowEvalStep(config, suiteRow(config, benchmark), { label, model, n, samples, temperature, out: layout.sampled(stage, label), note }));
+  }
+  const argv = modelServerCommand(config.eval.engine, python, model, "PORT", config.eval.serverArgs);
+  return {
+    kind: "server",
+    argv,
+    placeholder: "PORT",
+    probe: config.eval.engine === "vllm" ? "/v1/models" : "/health",
+    note: `${config.eval.engine} serve ${model}`,
+    steps,
+  };
+}
+
+function suiteFileStep(config: PipelineConfig, out: string, stage: string): Step[] {
+  if (typeof config.eval.suite === "string") return [];
+  const path = join(out, stage, "suite.json");
+  return [
+    {
+      kind: "library",
+      note: `the evaluation suite as a file (${path})`,
+      run: () => writeFileSync(path, `${JSON.stringify(pipelineSuite(config), null, 2)}\n`),
+    },
+  ];
+}
+
+/** A learning-curve point: `label`'s model at `step` on the curve's row (the pre model is every arm's step 0). */
+function curvePoint(context: PlanContext, label: string, step: number, model: string): Step {
+  const { config, out } = context;
+  const curve = config.grpo.curve!;
+  const note = `${label} at step ${step}: ${curve.benchmark} n=${curve.n}`;
+  return rowEvalStep(config, suiteRow(config, curve.benchmark), { label, model, n: curve.n, out: evidenceLayout(out).curve(label, step), note });
+}
+
+const evalPreStage: Stage = {
+  name: "eval-pre",
+  skipReason: () => undefined,
+  steps(context) {
+    const model = modelPaths(context.config, context.out).pre;
+    const curve = context.config.grpo.curve ? [curvePoint(context, "pre", 0, model)] : [];
+    return [...suiteFileStep(context.config, context.out, "eval-pre"), evalModelSteps(context, "eval-pre", "pre", model, curve)];
+  },
+};
+
+function grpoCommand(context: PlanContext, arm: Arm): string[] {
+  const { config, out, python } = context;
+  const models = modelPaths(config, out);
+  const launcher = config.grpo.launcher.length > 0 ? config.grpo.launcher : [python];
+  const argv = [...launcher, join(PACKAGE_ROOT, "python/train_grpo.py"), "--model", models.pre, "--dataset", dataPaths(out).prompts, "--env", config.env];
+  argv.push("--server-url", "http://127.0.0.1:SERVER_PORT", "--output-dir", models.arm(arm.name), ...flagArgs(config.grpo.flags), "--seed", String(arm.seed));
+  if (arm.transform) argv.push("--reward-transform", arm.transform);
+  if (config.grpo.curve) argv.push("--curve-steps", String(config.grpo.curve.every));
+  return argv;
+}
+
+/** The training steps' logs of an arm's GRPO run (read by the summary). */
+export const GRPO_STEPS_FILE = "steps.jsonl";
+
+function grpoStep(context: PlanContext, arm: Arm): Step {
+  // A constant reward has zero variance by construction: the no-signal check would stop the control it is meant to be.
+  const monitor = new GrpoSignalMonitor(arm.transform === "constant" ? 0 : context.config.grpo.noSignalSteps);
+  const steps = evidenceLayout(context.out).steps(arm.name);
+  return {
+    kind: "command",
+    argv: grpoCommand(context, arm),
+    note: `${arm.name}: python/train_grpo.py (seed ${arm.seed}${arm.transform ? `, reward ${arm.transform}` : ""})`,
+    stopCode: "GRPO_NO_SIGNAL",
+    onLine(line, note) {
+      const before = monitor.steps.length;
+      const last = monitor.steps.at(-1);
+      const verdict = monitor.feed(line);
+      const step = monitor.steps.at(-1);
+      if (step && (monitor.steps.length !== before || step !== last)) {
+        mkdirSync(dirname(steps), { recursive: true });
+        writeFileSync(steps, monitor.steps.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
+        note(
+          `${arm.name} step ${monitor.steps.length}: reward ${Number(step.reward).toFixed(3)}, zero-variance groups ${String(step.frac_reward_zero_std)}, tool calls per completion ${String(step["tools/call_frequency"])}`,
+        );
       }
+      return verdict;
     },
   };
 }
 
-const grpoCommand = (context: Pick<StageContext, "config" | "out" | "python">, serverUrl: string) => {
-  const { config, out, python } = context;
-  const models = modelPaths(config, out);
-  const launcher = config.grpo.launcher.length > 0 ? config.grpo.launcher : [python];
-  return [
-    ...launcher,
-    join(PACKAGE_ROOT, "python/train_grpo.py"),
-    ...["--model", models.pre, "--dataset", dataPaths(out).prompts, "--env", config.env, "--server-url", serverUrl, "--output-dir", models.grpo],
-    ...flagArgs(config.grpo.flags),
-  ];
-};
-
-/** The training steps' logs of the last GRPO stage run (read by the summary). */
-export const GRPO_STEPS_FILE = "steps.jsonl";
-
 const grpoStage: Stage = {
   name: "grpo",
   skipReason: () => undefined,
-  plan: (context) => ["toolgym serve --host 127.0.0.1 --port SERVER_PORT &", shell(grpoCommand(context, "http://127.0.0.1:SERVER_PORT")), "kill %1"],
-  async run(context) {
-    const server = await startServer({ environments: ENVIRONMENTS, host: "127.0.0.1", port: 0 });
-    context.note(`toolgym serve on ${server.url}; python/train_grpo.py`);
-    const monitor = new GrpoSignalMonitor(context.config.grpo.noSignalSteps);
-    let noSignal: string | undefined;
-    const steps = join(context.out, "grpo", GRPO_STEPS_FILE);
-    writeFileSync(steps, "");
-    try {
-      const running = startLogged(grpoCommand(context, server.url), context.log, {
-        onLine: (line) => {
-          const before = monitor.steps.length;
-          const last = monitor.steps.at(-1);
-          const verdict = monitor.feed(line);
-          const step = monitor.steps.at(-1);
-          if (step && (monitor.steps.length !== before || step !== last)) {
-            writeFileSync(steps, monitor.steps.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
-            const calls = step["tools/call_frequency"];
-            context.note(
-              `grpo step ${monitor.steps.length}: reward ${Number(step.reward).toFixed(3)}, zero-variance groups ${String(step.frac_reward_zero_std)}, tool calls per completion ${String(calls)}`,
-            );
-          }
-          if (verdict && !noSignal) {
-            noSignal = verdict;
-            void stopChild(running.child);
-          }
-        },
-      });
-      await running.done.catch((error: unknown) => {
-        if (!noSignal) throw error;
-      });
-      if (noSignal) throw new PipelineError({ code: "GRPO_NO_SIGNAL", message: noSignal });
-    } finally {
-      await server.close();
+  steps(context) {
+    const argv = ["serve", "--host", "127.0.0.1", "--port", "SERVER_PORT"];
+    const arms = context.config.grpo.arms.map((arm) => grpoStep(context, arm));
+    return [{ kind: "server", toolgym: true, argv, placeholder: "SERVER_PORT", probe: "/health", note: "toolgym serve", steps: arms }];
+  },
+};
+
+const evalPostStage: Stage = {
+  name: "eval-post",
+  skipReason: () => undefined,
+  steps(context) {
+    const { config, out } = context;
+    const models = modelPaths(config, out);
+    const steps: Step[] = [...suiteFileStep(config, out, "eval-post")];
+    const last = Number(config.grpo.flags["max-steps"]);
+    for (const arm of config.grpo.arms) {
+      const final = config.grpo.curve ? [curvePoint(context, arm.name, last, models.arm(arm.name))] : [];
+      steps.push(evalModelSteps(context, "eval-post", arm.name, models.arm(arm.name), final));
+      for (const step of curveSteps(config)) {
+        const checkpoint = models.checkpoint(arm.name, step);
+        const server = modelServerCommand(config.eval.engine, context.python, checkpoint, "PORT", config.eval.serverArgs);
+        const point = curvePoint(context, arm.name, step, checkpoint);
+        const probe = config.eval.engine === "vllm" ? "/v1/models" : "/health";
+        steps.push({ kind: "server", argv: server, placeholder: "PORT", probe, note: `${config.eval.engine} serve ${checkpoint}`, steps: [point] });
+      }
     }
+    if (config.baseline) steps.push(evalModelSteps(context, "eval-post", config.baseline.name, models.baseline, []));
+    return steps;
   },
 };
 
 const cardStage: Stage = {
   name: "card",
   skipReason: () => undefined,
-  plan: ({ out }) => [shell(["toolgym", "report", join(out, "eval-pre", "runs"), join(out, "eval-post", "runs"), "--card", "--out", join(out, "card.md")])],
-  async run(context) {
-    const { report, text } = createReport([join(context.out, "eval-pre", "runs"), join(context.out, "eval-post", "runs")], { card: true });
-    writeFileSync(join(context.out, "card.md"), text);
-    writeFileSync(join(context.out, "card", "report.json"), `${JSON.stringify(report, null, 2)}\n`);
-  },
+  steps: (context) => [
+    {
+      kind: "library",
+      note: `the card (card.md), the HTML report (report.html) and card/report.json from the eval runs: arms, learning curves, failure categories`,
+      run: () => writeEvidence(context.config, context.out),
+    },
+  ],
 };
 
-export const PIPELINE_STAGES: readonly Stage[] = [dataStage, sftStage, evalStage("eval-pre", "pre"), grpoStage, evalStage("eval-post", "post"), cardStage];
+export const PIPELINE_STAGES: readonly Stage[] = [dataStage, sftStage, baselineStage, evalPreStage, grpoStage, evalPostStage, cardStage];

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Report } from "../eval/report/index.ts";
-import type { StageName } from "./config.ts";
+import type { Arm, PipelineConfig, StageName } from "./config.ts";
+import { EVIDENCE_FILE, type Evidence } from "./card.ts";
+import type { ArmComparison } from "./evidence.ts";
 import { summariseGrpo, type GrpoSummary, type StepLog } from "./grpo-signal.ts";
-import { GRPO_STEPS_FILE } from "./stages.ts";
+import { evidenceLayout } from "./layout.ts";
 
 export type StageStatus = "done" | "resumed" | "skipped" | "failed" | "not run";
 
@@ -13,33 +14,31 @@ export interface StageRecord {
   seconds: number;
 }
 
-interface Interval {
-  mean: number;
-  ci_low: number;
-  ci_high: number;
-}
+export type Comparison = ArmComparison;
 
-export interface Comparison {
-  benchmark: string;
-  metric: string;
-  n: number;
-  pre: Interval;
-  post: Interval;
-  delta: number;
-  p: number;
-  p_holm: number;
+export interface ArmSummary {
+  name: string;
+  kind: "grpo" | "control" | "baseline";
+  seed: number;
+  /** null for arms trained on the environment's reward (and the baseline). */
+  transform: Arm["transform"];
+  curve: Array<{ step: number; mean: number; ci_low: number; ci_high: number }>;
+  comparisons: Comparison[];
 }
 
 export interface PipelineSummary {
   preset: string;
   seconds: number;
   stages: StageRecord[];
+  /** TRL's logged training metrics of the first arm that trains on the environment's reward. */
   grpo: GrpoSummary | null;
+  /** That arm's comparisons with the pre model (p_holm: Holm across every arm's rows). */
   comparisons: Comparison[];
+  arms: ArmSummary[];
 }
 
-function readSteps(out: string): StepLog[] {
-  const path = join(out, "grpo", GRPO_STEPS_FILE);
+function readSteps(out: string, arm: string): StepLog[] {
+  const path = evidenceLayout(out).steps(arm);
   if (!existsSync(path)) return [];
   return readFileSync(path, "utf8")
     .split("\n")
@@ -47,36 +46,30 @@ function readSteps(out: string): StepLog[] {
     .map((line) => JSON.parse(line) as StepLog);
 }
 
-/** One comparison per report row that has both a `pre` and a `post` cell and their paired test. */
-export function comparisonsOf(report: Report): Comparison[] {
-  return report.rows.flatMap((row): Comparison[] => {
-    const pre = row.cells.find((cell) => cell.model === "pre");
-    const post = row.cells.find((cell) => cell.model === "post");
-    const paired = row.comparisons.find((comparison) => comparison.baseline === "pre" && comparison.treatment === "post");
-    if (row.status !== "ok" || !pre || !post || !paired) return [];
-    return [
-      {
-        benchmark: row.benchmark,
-        metric: row.metric,
-        n: paired.n,
-        pre: { mean: pre.mean, ci_low: pre.low, ci_high: pre.high },
-        post: { mean: post.mean, ci_low: post.low, ci_high: post.high },
-        delta: paired.delta,
-        p: paired.pValue,
-        p_holm: paired.pHolm,
-      },
-    ];
-  });
+function readEvidence(out: string): Evidence | null {
+  const path = join(out, EVIDENCE_FILE);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Evidence) : null;
 }
 
-/** summary.json: the stages as run, GRPO's curves in numbers, and the pre/post comparisons of the card. */
-export function buildSummary(options: { preset: string; out: string; stages: StageRecord[]; report: Report | null }): PipelineSummary {
-  const steps = readSteps(options.out);
+/** summary.json: the stages as run, the first real-reward arm's training and comparisons, and every arm's evidence. */
+export function buildSummary(options: { config: PipelineConfig; out: string; stages: StageRecord[] }): PipelineSummary {
+  const first = options.config.grpo.arms.find((arm) => arm.transform === null)!;
+  const steps = readSteps(options.out, first.name);
+  const evidence = readEvidence(options.out);
+  const arms = (evidence?.arms ?? []).map((arm): ArmSummary => ({
+    name: arm.name,
+    kind: arm.kind,
+    seed: arm.seed,
+    transform: arm.transform,
+    curve: arm.curve.map((point) => ({ step: point.step, mean: point.mean, ci_low: point.ci_low, ci_high: point.ci_high })),
+    comparisons: arm.comparisons,
+  }));
   return {
-    preset: options.preset,
+    preset: options.config.preset,
     seconds: Math.round(options.stages.reduce((sum, stage) => sum + stage.seconds, 0) * 10) / 10,
     stages: options.stages,
     grpo: steps.length > 0 ? summariseGrpo(steps) : null,
-    comparisons: options.report ? comparisonsOf(options.report) : [],
+    comparisons: arms.find((arm) => arm.name === first.name)?.comparisons ?? [],
+    arms,
   };
 }

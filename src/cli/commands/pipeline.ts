@@ -23,7 +23,7 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
   program
     .command("pipeline")
     .description(
-      "The seed pipeline as one command: data → sft → eval-pre → grpo → eval-post → card, each stage into OUT/<stage>/ with a log and a done marker.",
+      "The seed pipeline as one command: data → sft → baseline → eval-pre → grpo → eval-post → card, each stage into OUT/<stage>/ with a log and a done marker.",
     )
     .option("--preset <name>", `${PRESET_NAMES.join(", ")} (default smoke when no --config)`, parseChoice("--preset", PRESET_NAMES))
     .option("--config <file>", "a pipeline config (YAML/JSON, the shape --dry-run prints)", parseText("--config"))

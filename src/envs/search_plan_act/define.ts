@@ -1,4 +1,5 @@
 import { EnvConfigError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type Message, type SuiteEntry } from "../../core/index.ts";
+import { searchPlanFailures } from "./failures.ts";
 import { searchPlanAudit } from "./policies/audit.ts";
 import { searchPlanPolicies } from "./policies/index.ts";
 import { createConfigSchema, type ConfigDefaults, type SearchPlanConfig } from "./config.ts";
@@ -71,6 +72,7 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
     description: options.description,
     policies: searchPlanPolicies,
     audit: searchPlanAudit(),
+    failures: searchPlanFailures,
     metrics: ["reward"],
     ...(options.seedSuite ? { seedSuite: options.seedSuite } : {}),
     protocol: "tools",

@@ -1,0 +1,226 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { getEnvironment } from "../envs/registry.ts";
+import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
+import { bootstrapMean, compareTasks, holmAdjust, inTaskOrder, mean, passAtK } from "../eval/statistics.ts";
+import { readRun, type LoadedRun } from "../runs/reader.ts";
+import type { Arm, PipelineConfig } from "./config.ts";
+import { evidenceLayout } from "./layout.ts";
+
+interface Interval {
+  mean: number;
+  ci_low: number;
+  ci_high: number;
+}
+
+export interface CurvePoint extends Interval {
+  step: number;
+  /** Per-episode means of the diagnostics the run recorded (tool calls, format errors, collateral writes, …). */
+  diagnostics: Record<string, number>;
+}
+
+export interface ArmComparison {
+  benchmark: string;
+  metric: string;
+  n: number;
+  pre: Interval;
+  post: Interval;
+  delta: number;
+  p: number;
+  p_holm: number;
+}
+
+export interface ArmEvidence {
+  name: string;
+  kind: "grpo" | "control" | "baseline";
+  seed: number;
+  transform: Arm["transform"];
+  curve: CurvePoint[];
+  comparisons: ArmComparison[];
+}
+
+/** The one run under a `toolgym eval --out` directory (a model's run of one benchmark), if it was written. */
+function runsUnder(directory: string): LoadedRun[] {
+  if (!existsSync(directory)) return [];
+  const found: LoadedRun[] = [];
+  for (const name of readdirSync(directory).sort()) {
+    const parent = join(directory, name);
+    if (existsSync(join(parent, "metadata.json"))) found.push(readRun(parent));
+    else if (!name.startsWith("."))
+      for (const child of existsSync(parent) ? readdirSync(parent).sort() : [])
+        if (existsSync(join(parent, child, "metadata.json"))) found.push(readRun(join(parent, child)));
+  }
+  return found;
+}
+
+/** Per-task means of one metric over a run's scored episodes (samples averaged), in task order. */
+function taskMeans(run: LoadedRun, value: (result: LoadedRun["results"][number]) => number | undefined): number[] {
+  const byTask = new Map<string, number[]>();
+  for (const result of run.results) {
+    const number = result.status === "scored" ? value(result) : undefined;
+    if (number === undefined || !Number.isFinite(number)) continue;
+    const key = String(result.example_id ?? result.id);
+    (byTask.get(key) ?? byTask.set(key, []).get(key)!).push(number);
+  }
+  return inTaskOrder(byTask).map((values) => mean(values));
+}
+
+const rewardOf = (result: LoadedRun["results"][number]) => (typeof result.reward === "number" ? result.reward : undefined);
+
+function interval(values: number[], seed: string): Interval {
+  const found = bootstrapMean(values, { seed });
+  return { mean: found.mean, ci_low: found.low, ci_high: found.high };
+}
+
+/** Diagnostics shown beside reward on the curve: numeric per-episode metrics other than the reward and its components. */
+const CURVE_DIAGNOSTICS = ["toolCalls", "formatErrors", "collateralMutations", "repeatedCalls"];
+
+function curvePoint(run: LoadedRun, step: number, label: string): CurvePoint {
+  const diagnostics: Record<string, number> = {};
+  for (const name of CURVE_DIAGNOSTICS) {
+    const values = taskMeans(run, (result) => result.metrics?.[name]);
+    if (values.length > 0) diagnostics[name] = mean(values);
+  }
+  return { step, ...interval(taskMeans(run, rewardOf), `curve/${run.metadata.benchmark}/${label}/${step}`), diagnostics };
+}
+
+/** An arm's curve: the pre model at step 0, each checkpoint, the final model; points whose run is missing are left out. */
+export function armCurve(config: PipelineConfig, out: string, arm: string, checkpoints: readonly number[]): CurvePoint[] {
+  if (!config.grpo.curve) return [];
+  const layout = evidenceLayout(out);
+  const last = Number(config.grpo.flags["max-steps"]);
+  const points = [{ label: "pre", step: 0 }, ...checkpoints.map((step) => ({ label: arm, step })), { label: arm, step: last }];
+  return points.flatMap(({ label, step }) => {
+    const run = runsUnder(layout.curve(label, step))[0];
+    return run ? [curvePoint(run, step, arm)] : [];
+  });
+}
+
+/** The arms and the baseline with their kind, in config order. */
+export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" | "kind" | "seed" | "transform">> {
+  const arms = config.grpo.arms.map((arm) => ({
+    name: arm.name,
+    kind: arm.transform ? ("control" as const) : ("grpo" as const),
+    seed: arm.seed,
+    transform: arm.transform,
+  }));
+  return config.baseline ? [...arms, { name: config.baseline.name, kind: "baseline" as const, seed: config.baseline.seed, transform: null }] : arms;
+}
+
+/** The report over the pre model's suite runs and every arm's (pre first, so every comparison is against it). */
+export function pipelineReport(out: string): Report {
+  return buildReport(loadInputs([join(out, "eval-pre", "runs"), join(out, "eval-post", "runs")]));
+}
+
+/** Every arm's comparisons against pre from the report, with Holm's adjustment across all arms' rows together. */
+export function armComparisons(report: Report, arms: readonly string[]): Map<string, ArmComparison[]> {
+  const found = arms.map((arm) =>
+    report.rows.flatMap((row): ArmComparison[] => {
+      const pre = row.cells.find((cell) => cell.model === "pre");
+      const post = row.cells.find((cell) => cell.model === arm);
+      const paired = row.comparisons.find((comparison) => comparison.baseline === "pre" && comparison.treatment === arm);
+      if (row.status !== "ok" || !pre || !post || !paired) return [];
+      const pair = { pre: { mean: pre.mean, ci_low: pre.low, ci_high: pre.high }, post: { mean: post.mean, ci_low: post.low, ci_high: post.high } };
+      return [{ benchmark: row.benchmark, metric: row.metric, n: paired.n, ...pair, delta: paired.delta, p: paired.pValue, p_holm: Number.NaN }];
+    }),
+  );
+  const adjusted = holmAdjust(found.flat().map((comparison) => comparison.p));
+  let index = 0;
+  for (const list of found) for (const comparison of list) comparison.p_holm = adjusted[index++] as number;
+  return new Map(arms.map((arm, position) => [arm, found[position] as ArmComparison[]]));
+}
+
+export interface FailureTable {
+  benchmark: string;
+  categories: string[];
+  /** Per model: scored episodes and, per category, how many fell in it. */
+  models: Array<{ label: string; episodes: number; counts: Record<string, number> }>;
+}
+
+/** Failure categories of each suite row whose environment defines them, per model (pre and every arm). */
+export function failureTables(out: string, labels: readonly string[]): FailureTable[] {
+  const layout = evidenceLayout(out);
+  const tables = new Map<string, FailureTable>();
+  for (const label of labels) {
+    for (const run of runsUnder(layout.suiteRuns(label === "pre" ? "eval-pre" : "eval-post", label))) {
+      const spec = getEnvironment(run.metadata.env.id).failures;
+      if (!spec) continue;
+      const table =
+        tables.get(run.metadata.benchmark) ??
+        tables.set(run.metadata.benchmark, { benchmark: run.metadata.benchmark, categories: spec.categories, models: [] }).get(run.metadata.benchmark)!;
+      const counts = Object.fromEntries(spec.categories.map((category) => [category, 0]));
+      let episodes = 0;
+      for (const result of run.results) {
+        if (result.status !== "scored") continue;
+        episodes++;
+        const trajectory = result.info?.trajectory as { diagnostics?: Record<string, never> } | undefined;
+        const metrics = Object.fromEntries(Object.entries(result.metrics ?? {}).filter(([, value]) => typeof value === "number")) as Record<string, number>;
+        const episode = { metrics, termination: String(result.termination ?? ""), formatErrors: Number(result.format_errors ?? 0) };
+        for (const category of spec.classify(trajectory?.diagnostics ? { ...episode, diagnostics: trajectory.diagnostics } : episode))
+          counts[category] = (counts[category] ?? 0) + 1;
+      }
+      table.models.push({ label, episodes, counts });
+    }
+  }
+  return [...tables.values()];
+}
+
+export interface SampledResult {
+  benchmark: string;
+  label: string;
+  n: number;
+  samples: number;
+  temperature: number;
+  reward: Interval;
+  /** The share of tasks where at least one of the k samples earned full reward (reward ≥ 1), with its bootstrap CI. */
+  pass_at_k: Interval;
+  /** Against pre on the same tasks (absent for pre): paired difference of the per-task mean reward. */
+  delta?: { delta: number; ci_low: number; ci_high: number; p: number };
+}
+
+/** Per task, pass@k with k = the samples asked for (fewer when some errored): a sample passes with full reward. */
+function passShares(run: LoadedRun, samples: number): number[] {
+  const byTask = new Map<string, { n: number; correct: number }>();
+  for (const result of run.results) {
+    const reward = result.status === "scored" ? rewardOf(result) : undefined;
+    if (reward === undefined) continue;
+    const key = String(result.example_id ?? result.id);
+    const entry = byTask.get(key) ?? byTask.set(key, { n: 0, correct: 0 }).get(key)!;
+    entry.n++;
+    if (reward >= 1) entry.correct++;
+  }
+  return inTaskOrder(byTask).map(({ n, correct }) => passAtK(n, correct, Math.min(samples, n)));
+}
+
+/** Sampled evaluations of each model: mean reward and pass@k per row, and each model's difference from pre. */
+export function sampledResults(config: PipelineConfig, out: string, labels: readonly string[]): SampledResult[] {
+  if (!config.sampled) return [];
+  const { samples, temperature } = config.sampled;
+  const layout = evidenceLayout(out);
+  const found: SampledResult[] = [];
+  const preRewards = new Map<string, number[]>();
+  for (const label of labels) {
+    for (const run of runsUnder(layout.sampled(label === "pre" ? "eval-pre" : "eval-post", label))) {
+      const benchmark = run.metadata.benchmark;
+      const rewards = taskMeans(run, rewardOf);
+      const passes = passShares(run, samples);
+      const entry: SampledResult = {
+        benchmark,
+        label,
+        n: rewards.length,
+        samples,
+        temperature,
+        reward: interval(rewards, `sampled/${benchmark}/${label}`),
+        pass_at_k: interval(passes, `sampled-pass/${benchmark}/${label}`),
+      };
+      const pre = preRewards.get(benchmark);
+      if (label === "pre") preRewards.set(benchmark, rewards);
+      else if (pre && pre.length === rewards.length) {
+        const difference = compareTasks(pre, rewards, { seed: `sampled/${benchmark}/${label}`, binary: false });
+        entry.delta = { delta: difference.delta, ci_low: difference.low, ci_high: difference.high, p: difference.pValue };
+      }
+      found.push(entry);
+    }
+  }
+  return found;
+}

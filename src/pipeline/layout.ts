@@ -1,0 +1,38 @@
+import { join } from "node:path";
+import type { PipelineConfig } from "./config.ts";
+
+/** The model each stage starts from and writes. */
+export function modelPaths(config: PipelineConfig, out: string) {
+  const base = config.base.kind === "model" ? config.base.model : join(out, "data", "base-model");
+  const sft = join(out, "sft", "model");
+  return {
+    base,
+    sft,
+    pre: config.sft ? sft : base,
+    arm: (name: string) => join(out, "grpo", name, "model"),
+    checkpoint: (name: string, step: number) => join(out, "grpo", name, "model", "curve", `step-${step}`),
+    baseline: join(out, "baseline", "model"),
+  };
+}
+
+/** Checkpoint steps of the learning curve (the final model is the last point). */
+export function curveSteps(config: PipelineConfig): number[] {
+  const curve = config.grpo.curve;
+  if (!curve) return [];
+  const last = Number(config.grpo.flags["max-steps"]);
+  const steps: number[] = [];
+  for (let step = curve.every; step < last; step += curve.every) steps.push(step);
+  return steps;
+}
+
+/** Where the pipeline's evaluation runs go (each `toolgym eval --out DIR` then adds `<benchmark>--<label>/<run id>`). */
+export function evidenceLayout(out: string) {
+  return {
+    /** The full suite for one model: eval-pre/runs/pre, eval-post/runs/<arm>. */
+    suiteRuns: (stage: "eval-pre" | "eval-post", label: string) => join(out, stage, "runs", label),
+    sampled: (stage: "eval-pre" | "eval-post", label: string) => join(out, stage, "sampled", label),
+    /** A learning-curve point; the pre model's (step 0) is shared by every arm. */
+    curve: (label: string, step: number) => join(out, label === "pre" ? "eval-pre" : "eval-post", "curve", label, `step-${step}`),
+    steps: (arm: string) => join(out, "grpo", arm, "steps.jsonl"),
+  };
+}
