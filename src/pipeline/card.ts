@@ -74,12 +74,8 @@ export function curveChart(
   return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" aria-label="${escapeXml(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11"><title>${escapeXml(title)}</title><text x="${width / 2}" y="16" text-anchor="middle">${escapeXml(title)}</text>${body}</svg>`;
 }
 
-const DIAGNOSTIC_NAMES: Record<string, string> = {
-  toolCalls: "tool calls per episode",
-  formatErrors: "malformed calls per episode",
-  collateralMutations: "collateral writes per episode",
-  repeatedCalls: "repeated calls per episode",
-};
+/** The failure categories the curves carry, in the order the environment lists them. */
+const diagnosticNames = (arms: readonly ArmEvidence[]) => [...new Set(arms.flatMap((arm) => arm.curve.flatMap((point) => Object.keys(point.diagnostics))))];
 
 /** The sentence a skeptic reads first: did the real-reward arms improve, and did the controls? */
 function verdict(evidence: Evidence, benchmark: string | undefined): string {
@@ -136,13 +132,14 @@ function sampledMarkdown(results: readonly SampledResult[]): string {
 }
 
 function curveMarkdown(arms: readonly ArmEvidence[]): string {
-  const header = ["Arm", "step", "mean reward [95% CI]", ...Object.values(DIAGNOSTIC_NAMES)];
+  const names = diagnosticNames(arms);
+  const header = ["Arm", "step", "mean reward [95% CI]", ...names.map((name) => `${name} (share)`)];
   const rows = arms.flatMap((arm) =>
     arm.curve.map((point) => [
       arm.name,
       String(point.step),
       `${format(point.mean)} [${format(point.ci_low)}, ${format(point.ci_high)}]`,
-      ...Object.keys(DIAGNOSTIC_NAMES).map((key) => (point.diagnostics[key] === undefined ? "—" : point.diagnostics[key]!.toFixed(2))),
+      ...names.map((name) => (point.diagnostics[name] === undefined ? "—" : point.diagnostics[name]!.toFixed(2))),
     ]),
   );
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
@@ -159,7 +156,7 @@ function evidenceMarkdown(config: PipelineConfig, evidence: Evidence): string {
     const { benchmark, n } = config.grpo.curve;
     sections.push(
       "## Learning curves",
-      `Greedy mean reward on ${benchmark} (n = ${n} held-out tasks per point, 95% bootstrap CIs), one line per arm; step 0 is the SFT model, the last step the final model. Controls are dashed.`,
+      `Greedy mean reward on ${benchmark} (n = ${n} held-out tasks per point, 95% bootstrap CIs), one line per arm; step 0 is the SFT model, the last step the final model. Controls are dashed. The other columns are the share of each point's episodes in each failure category.`,
     );
     sections.push("![learning curves](curves.svg)", curveMarkdown(evidence.arms.filter((arm) => arm.curve.length > 0)));
   }
@@ -180,8 +177,11 @@ function evidenceMarkdown(config: PipelineConfig, evidence: Evidence): string {
 
 /** Computes the arms' evidence and writes card.md, curves.svg, report.html, card/report.json and card/evidence.json. */
 export function writeEvidence(config: PipelineConfig, out: string): void {
-  const report: Report = pipelineReport(out);
   const arms = armList(config);
+  const report: Report = pipelineReport(
+    out,
+    arms.map((arm) => arm.name),
+  );
   const comparisons = armComparisons(
     report,
     arms.map((arm) => arm.name),
@@ -202,7 +202,9 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
   const inside = (text: string) => text.split(`${out}/`).join("");
   const charts = [
     curveChart(evidence.arms, "held-out mean reward by GRPO step", (point) => ({ value: point.mean, low: point.ci_low, high: point.ci_high })),
-    ...Object.entries(DIAGNOSTIC_NAMES).map(([key, name]) => curveChart(evidence.arms, name, (point) => ({ value: point.diagnostics[key] ?? Number.NaN }))),
+    ...diagnosticNames(evidence.arms).map((name) =>
+      curveChart(evidence.arms, `share of episodes: ${name}`, (point) => ({ value: point.diagnostics[name] ?? Number.NaN })),
+    ),
   ];
   const card = `${inside(renderCard(report, { title }))}\n${evidenceMarkdown(config, evidence)}\n`;
   writeAtomically(join(out, "card", "report.json"), `${JSON.stringify(report, null, 2)}\n`);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getEnvironment } from "../envs/registry.ts";
 import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
@@ -15,7 +15,7 @@ interface Interval {
 
 export interface CurvePoint extends Interval {
   step: number;
-  /** Per-episode means of the diagnostics the run recorded (tool calls, format errors, collateral writes, …). */
+  /** The share of episodes in each of the environment's failure categories (collateral write, malformed call, …). */
   diagnostics: Record<string, number>;
 }
 
@@ -39,17 +39,15 @@ export interface ArmEvidence {
   comparisons: ArmComparison[];
 }
 
-/** The one run under a `toolgym eval --out` directory (a model's run of one benchmark), if it was written. */
+/** The runs under a `toolgym eval --out` directory (`<benchmark>--<label>/<run id>`), if any were written. */
 function runsUnder(directory: string): LoadedRun[] {
-  if (!existsSync(directory)) return [];
   const found: LoadedRun[] = [];
-  for (const name of readdirSync(directory).sort()) {
-    const parent = join(directory, name);
-    if (existsSync(join(parent, "metadata.json"))) found.push(readRun(parent));
-    else if (!name.startsWith("."))
-      for (const child of existsSync(parent) ? readdirSync(parent).sort() : [])
-        if (existsSync(join(parent, child, "metadata.json"))) found.push(readRun(join(parent, child)));
-  }
+  const visit = (path: string, depth: number) => {
+    if (!existsSync(path) || !statSync(path).isDirectory()) return;
+    if (existsSync(join(path, "metadata.json"))) return void found.push(readRun(path));
+    if (depth > 0) for (const name of readdirSync(path).sort()) if (!name.startsWith(".")) visit(join(path, name), depth - 1);
+  };
+  visit(directory, 2);
   return found;
 }
 
@@ -72,15 +70,30 @@ function interval(values: number[], seed: string): Interval {
   return { mean: found.mean, ci_low: found.low, ci_high: found.high };
 }
 
-/** Diagnostics shown beside reward on the curve: numeric per-episode metrics other than the reward and its components. */
-const CURVE_DIAGNOSTICS = ["toolCalls", "formatErrors", "collateralMutations", "repeatedCalls"];
-
-function curvePoint(run: LoadedRun, step: number, label: string): CurvePoint {
-  const diagnostics: Record<string, number> = {};
-  for (const name of CURVE_DIAGNOSTICS) {
-    const values = taskMeans(run, (result) => result.metrics?.[name]);
-    if (values.length > 0) diagnostics[name] = mean(values);
+/** A run's scored episodes counted by the environment's failure categories (none when the environment defines none). */
+function failureCounts(run: LoadedRun): { categories: string[]; episodes: number; counts: Record<string, number> } | undefined {
+  const spec = getEnvironment(run.metadata.env.id).failures;
+  if (!spec) return undefined;
+  const counts = Object.fromEntries(spec.categories.map((category) => [category, 0]));
+  let episodes = 0;
+  for (const result of run.results) {
+    if (result.status !== "scored") continue;
+    episodes++;
+    const trajectory = result.info?.trajectory as { diagnostics?: Record<string, never> } | undefined;
+    const metrics = Object.fromEntries(Object.entries(result.metrics ?? {}).filter(([, value]) => typeof value === "number")) as Record<string, number>;
+    const episode = { metrics, termination: String(result.termination ?? ""), formatErrors: Number(result.format_errors ?? 0) };
+    for (const category of spec.classify(trajectory?.diagnostics ? { ...episode, diagnostics: trajectory.diagnostics } : episode))
+      counts[category] = (counts[category] ?? 0) + 1;
   }
+  return { categories: spec.categories, episodes, counts };
+}
+
+/** A curve point: mean reward with its CI, and the share of episodes in each of the environment's failure categories. */
+function curvePoint(run: LoadedRun, step: number, label: string): CurvePoint {
+  const failures = failureCounts(run);
+  const diagnostics = Object.fromEntries(
+    failures ? failures.categories.map((category) => [category, (failures.counts[category] ?? 0) / Math.max(1, failures.episodes)]) : [],
+  );
   return { step, ...interval(taskMeans(run, rewardOf), `curve/${run.metadata.benchmark}/${label}/${step}`), diagnostics };
 }
 
@@ -107,9 +120,11 @@ export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" 
   return config.baseline ? [...arms, { name: config.baseline.name, kind: "baseline" as const, seed: config.baseline.seed, transform: null }] : arms;
 }
 
-/** The report over the pre model's suite runs and every arm's (pre first, so every comparison is against it). */
-export function pipelineReport(out: string): Report {
-  return buildReport(loadInputs([join(out, "eval-pre", "runs"), join(out, "eval-post", "runs")]));
+/** The report over the pre model's suite runs and each arm's, in config order (pre first: every comparison is against it). */
+export function pipelineReport(out: string, labels: readonly string[]): Report {
+  const layout = evidenceLayout(out);
+  const paths = [layout.suiteRuns("eval-pre", "pre"), ...labels.map((label) => layout.suiteRuns("eval-post", label))];
+  return buildReport(loadInputs(paths.filter((path) => existsSync(path))));
 }
 
 /** Every arm's comparisons against pre from the report, with Holm's adjustment across all arms' rows together. */
@@ -143,23 +158,11 @@ export function failureTables(out: string, labels: readonly string[]): FailureTa
   const tables = new Map<string, FailureTable>();
   for (const label of labels) {
     for (const run of runsUnder(layout.suiteRuns(label === "pre" ? "eval-pre" : "eval-post", label))) {
-      const spec = getEnvironment(run.metadata.env.id).failures;
-      if (!spec) continue;
-      const table =
-        tables.get(run.metadata.benchmark) ??
-        tables.set(run.metadata.benchmark, { benchmark: run.metadata.benchmark, categories: spec.categories, models: [] }).get(run.metadata.benchmark)!;
-      const counts = Object.fromEntries(spec.categories.map((category) => [category, 0]));
-      let episodes = 0;
-      for (const result of run.results) {
-        if (result.status !== "scored") continue;
-        episodes++;
-        const trajectory = result.info?.trajectory as { diagnostics?: Record<string, never> } | undefined;
-        const metrics = Object.fromEntries(Object.entries(result.metrics ?? {}).filter(([, value]) => typeof value === "number")) as Record<string, number>;
-        const episode = { metrics, termination: String(result.termination ?? ""), formatErrors: Number(result.format_errors ?? 0) };
-        for (const category of spec.classify(trajectory?.diagnostics ? { ...episode, diagnostics: trajectory.diagnostics } : episode))
-          counts[category] = (counts[category] ?? 0) + 1;
-      }
-      table.models.push({ label, episodes, counts });
+      const failures = failureCounts(run);
+      if (!failures) continue;
+      const benchmark = run.metadata.benchmark;
+      const table = tables.get(benchmark) ?? tables.set(benchmark, { benchmark, categories: failures.categories, models: [] }).get(benchmark)!;
+      table.models.push({ label, episodes: failures.episodes, counts: failures.counts });
     }
   }
   return [...tables.values()];

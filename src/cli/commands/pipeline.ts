@@ -46,9 +46,11 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
         progress: io.stderr,
         quiet: options.quiet ?? false,
       });
-      const table = summary.comparisons.map(
-        (row) =>
-          `  ${row.benchmark} ${row.metric}: pre ${row.pre.mean.toFixed(3)} → post ${row.post.mean.toFixed(3)} (Δ ${row.delta.toFixed(3)}, p_holm ${row.p_holm.toFixed(3)})`,
+      const table = summary.arms.flatMap((arm) =>
+        arm.comparisons.map(
+          (row) =>
+            `  ${arm.name} (${arm.kind}) ${row.benchmark} ${row.metric}: pre ${row.pre.mean.toFixed(3)} → ${row.post.mean.toFixed(3)} (Δ ${row.delta.toFixed(3)}, p_holm ${row.p_holm.toFixed(3)})`,
+        ),
       );
       io.stdout.write(
         [`pipeline ${config.preset} finished in ${summary.seconds.toFixed(1)} s`, ...table, `wrote ${out}/card.md and ${out}/summary.json`].join("\n") + "\n",
