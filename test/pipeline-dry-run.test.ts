@@ -163,7 +163,7 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
       }
     const pre = stages.get("eval-pre") ?? [];
     assert.ok(
-      pre.some((line) => / --n 50 --samples 4 --model 'pre=.* --temperature 1 /.test(line)),
+      pre.some((line) => / --n 50 --num-trials 4 --model 'pre=.* --temperature 1 /.test(line)),
       "sampled: 4 per task at temperature 1",
     );
     assert.ok(

@@ -175,7 +175,7 @@ function rowEvalStep(
     "--n",
     String(options.n),
   ];
-  if (options.samples) args.push("--samples", String(options.samples));
+  if (options.samples) args.push("--num-trials", String(options.samples));
   args.push(...generationArgs(config, options.label, options.model, options.temperature ?? config.eval.temperature), "--out", options.out);
   return { kind: "toolgym", args, note: options.note };
 }
