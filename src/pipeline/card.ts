@@ -38,10 +38,11 @@ const pValue = (value: number) => (!Number.isFinite(value) ? "not computed" : va
 
 /** Line chart of each arm's curve (mean with a CI band per point), one line per arm; `pick` chooses the plotted value. */
 export function curveChart(
-  arms: readonly ArmEvidence[],
+  all: readonly ArmEvidence[],
   title: string,
   pick: (point: ArmEvidence["curve"][number]) => { value: number; low?: number; high?: number },
 ): string {
+  const arms = all.filter((arm) => arm.curve.length > 0);
   const width = 520;
   const height = 280;
   const margin = { top: 28, right: 130, bottom: 40, left: 48 };
