@@ -16,6 +16,7 @@ import type { DomainBundle } from "./domains.ts";
 import { Tau2Environment } from "./environment.ts";
 import type { NlJudge, TerminationReason } from "./evaluate.ts";
 import { FIRST_AGENT_MESSAGE, STOP, agentSystemPrompt, isUserStop } from "./prompts.ts";
+import { historyForAgent, withModelDefaults } from "./history.ts";
 import { tau2MessagesJson, tau2Now } from "./record.ts";
 import { scoreEpisode } from "./score.ts";
 import type { Tau2Message, Tau2Task, Tau2ToolCall } from "./types.ts";
@@ -52,33 +53,6 @@ export interface Tau2EpisodeOptions {
 }
 
 type Role = "agent" | "user" | "env";
-
-/** The history's messages as the agent sees them (tau2's `is_valid_agent_history_message`). */
-function historyForAgent(history: readonly Tau2Message[]): Message[] {
-  const messages: Message[] = [];
-  for (const message of history) {
-    if (message.role === "assistant") {
-      const calls = (message.tool_calls ?? []).map((call) => ({
-        id: call.id ?? "",
-        type: "function" as const,
-        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-      }));
-      messages.push({ role: "assistant", content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
-    } else if (message.role === "user" && !message.tool_calls) {
-      messages.push({ role: "user", content: message.content ?? "" });
-    } else if (message.role === "tool" && (message.requestor ?? "assistant") === "assistant") {
-      messages.push({ role: "tool", tool_call_id: message.id ?? "", content: message.content ?? "" });
-    }
-  }
-  return messages;
-}
-
-/** A history message as tau2's message models read it: a tool message's requestor and error, a call's requestor. */
-function withModelDefaults(message: Tau2Message): Tau2Message {
-  if (message.role === "tool") return { ...message, requestor: message.requestor ?? "assistant", error: message.error ?? false };
-  if (!message.tool_calls) return message;
-  return { ...message, tool_calls: message.tool_calls.map((call) => ({ ...call, id: call.id ?? "", requestor: call.requestor ?? "assistant" })) };
-}
 
 /** A top-level dict of arguments as an object (keyword arguments need no key order). */
 function plainDict(value: unknown): unknown {
