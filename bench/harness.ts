@@ -15,6 +15,9 @@
  * episodes): the ideal is a steady-state rate, and the whole run also holds fixed costs that do not scale
  * with episodes (opening 256 connections, the drain below full concurrency, the summary's bootstrap), shown
  * beside it. Heap samples come from a separate run: each needs a forced full GC, which stops the event loop.
+ * (Earlier runs sampled the heap in the measured run: each sample's forced full GC cost ~0.07 ms CPU per turn.)
+ * `--workers 2` is worse on 2 cores: each worker thread registers tsx, whose loader thread compiles the
+ * sources again (~1.8 s CPU per worker), and the scripted server needs part of the second core.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -18,6 +18,16 @@
  * calls and closes it, again and again; CPU per call then carries the creates and closes. Pinning (taskset): the server gets the first CPUs, the generator the rest; on a
  * 2-CPU machine the 2-worker server and the generator cannot be apart and the table says so. Server CPU time
  * per call (from /proc, over the server's whole process tree) is the number other load disturbs least.
+ *
+ * Why the tail latency is what it is (docs/benchmarks.md has the numbers): the p99 had been young-generation
+ * GC. Every call's step and tool message stayed in its session for a transcript nothing reads; server
+ * sessions no longer keep one (`EpisodeDriver` `transcript: false`), and scavenges fell from ~4 ms to
+ * ~0.6 ms. Under GRPO-shaped load two more things made scavenges take ~3–5 ms: hidden classes made per task
+ * and per episode (the mock env's random-keyed table literal, `get done()` in a literal per episode: now a
+ * prototype-less table and getters on a prototype, checked by the environment contract), and the session
+ * store's `Map`, whose replaced tables V8 chains together, so that a dead one in the old generation kept
+ * every later session alive until it was promoted (~700 KB per scavenge; now a prototype-less dictionary:
+ * ~14 KB). The runs with a p99 over 5 ms were runs where the VM ran slow (34–41 µs per call instead of 24–30).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";

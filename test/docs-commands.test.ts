@@ -1,9 +1,10 @@
-// The README's code blocks, run in order as a new user would, on a fresh copy of the repository: each must
-// exit 0. Blocks marked `<!-- readme-test: skip (why) -->` (a model server, a GPU, files the reader brings)
-// are listed, never run; every other bash block runs.
+// The code blocks of README.md and every docs/*.md page, run in order as a new user would, on one fresh copy
+// of the repository: each must exit 0. Blocks marked `<!-- readme-test: skip (why) -->` (a model server, a
+// GPU, files the reader brings) are listed, never run; every other bash block runs. The README runs first,
+// then the pages in name order, in the same copy, so a page may use what the README's tour wrote.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -11,14 +12,15 @@ import { describe, it } from "node:test";
 const root = resolve(import.meta.dirname, "..");
 
 interface Block {
+  file: string;
   line: number;
   code: string;
   skip: string | null;
 }
 
 /** The ```bash blocks of a markdown file, each with the skip reason of a marker on the line before it. */
-function bashBlocks(markdown: string): Block[] {
-  const lines = markdown.split("\n");
+function bashBlocks(file: string): Block[] {
+  const lines = readFileSync(join(root, file), "utf8").split("\n");
   const blocks: Block[] = [];
   for (let index = 0; index < lines.length; index++) {
     if (lines[index]?.trim() !== "```bash") continue;
@@ -26,15 +28,24 @@ function bashBlocks(markdown: string): Block[] {
     const body: string[] = [];
     let end = index + 1;
     while (end < lines.length && lines[end]?.trim() !== "```") body.push(lines[end++] as string);
-    blocks.push({ line: index + 1, code: body.join("\n"), skip: marker ? (marker[1] as string) : null });
+    blocks.push({ file, line: index + 1, code: body.join("\n"), skip: marker ? (marker[1] as string) : null });
     index = end;
   }
   return blocks;
 }
 
+/** README.md, then every page of docs/ (not the result files under docs/results/), in name order. */
+function documents(): string[] {
+  const pages = readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ["README.md", ...pages];
+}
+
 /** The repository as a fresh clone would have it (tracked and new, not ignored, files), with node_modules linked in. */
 function freshCopy(): string {
-  const copy = mkdtempSync(join(tmpdir(), "toolgym-readme-"));
+  const copy = mkdtempSync(join(tmpdir(), "toolgym-docs-"));
   const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], { cwd: root, encoding: "utf8" });
   assert.equal(listed.status, 0, listed.stderr);
   for (const file of listed.stdout.split("\0").filter(Boolean)) {
@@ -48,12 +59,12 @@ function freshCopy(): string {
   return copy;
 }
 
-describe("README", () => {
-  const blocks = bashBlocks(readFileSync(join(root, "README.md"), "utf8"));
+describe("README and docs/", () => {
+  const blocks = documents().flatMap(bashBlocks);
 
   it("marks every block it does not run with the reason", () => {
-    assert.ok(blocks.length >= 5, "the README has its bash blocks");
-    for (const block of blocks.filter((candidate) => candidate.skip !== null)) assert.ok((block.skip as string).length > 5, `README.md:${block.line}`);
+    assert.ok(blocks.filter((block) => block.file === "README.md").length >= 3, "the README has its bash blocks");
+    for (const block of blocks.filter((candidate) => candidate.skip !== null)) assert.ok((block.skip as string).length > 5, `${block.file}:${block.line}`);
     const run = blocks
       .filter((block) => block.skip === null)
       .map((block) => block.code)
@@ -69,21 +80,26 @@ describe("README", () => {
       "toolgym sft tau2",
       "toolgym dataset",
     ])
-      assert.ok(run.includes(command), `the tour runs ${command}`);
+      assert.ok(run.includes(command), `the docs run ${command}`);
   });
 
-  it("runs every other block, in order, on a fresh copy; each exits 0", { timeout: 15 * 60_000 }, () => {
+  it("runs every other block, in order, on one fresh copy; each exits 0", { timeout: 20 * 60_000 }, () => {
     const copy = freshCopy();
+    const seen = new Set<string>();
     let stdout = "";
     for (const block of blocks.filter((candidate) => candidate.skip === null)) {
+      // A command two pages both show runs once: the second would only repeat (or refuse to overwrite) the first's output.
+      if (seen.has(block.code.trim())) continue;
+      seen.add(block.code.trim());
       const result = spawnSync("bash", ["-e", "-o", "pipefail", "-c", block.code], {
         cwd: copy,
         encoding: "utf8",
         timeout: 10 * 60_000,
         env: { ...process.env, npm_config_update_notifier: "false" },
       });
-      assert.equal(result.status, 0, `README.md:${block.line} exited ${result.status}\n${block.code}\n--- stderr\n${result.stderr.slice(-3000)}`);
-      assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+\)?\n/, `README.md:${block.line} printed a stack trace`);
+      const where = `${block.file}:${block.line}`;
+      assert.equal(result.status, 0, `${where} exited ${result.status}\n${block.code}\n--- stderr\n${result.stderr.slice(-3000)}`);
+      assert.doesNotMatch(result.stderr, /\n\s+at .+:\d+:\d+\)?\n/, `${where} printed a stack trace`);
       stdout += result.stdout;
     }
     // What the tour promises, checked on its outputs.
