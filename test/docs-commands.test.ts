@@ -51,6 +51,7 @@ function freshCopy(): string {
   for (const file of listed.stdout.split("\0").filter(Boolean)) {
     const source = join(root, file);
     if (!existsSync(source)) continue; // deleted in the working tree, not yet committed
+    if (file === "node_modules" || file.startsWith("node_modules/")) continue; // a worktree's link to another checkout's; linked below
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     cpSync(source, join(copy, file));
   }
