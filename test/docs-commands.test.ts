@@ -4,10 +4,10 @@
 // then the pages in name order, in the same copy, so a page may use what the README's tour wrote.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -18,13 +18,15 @@ interface Block {
   skip: string | null;
 }
 
-/** The ```bash blocks of a markdown file, each with the skip reason of a marker on the line before it. */
+/** The ```bash blocks of a markdown file, each with the skip reason of a marker on the last non-blank line before it. */
 function bashBlocks(file: string): Block[] {
   const lines = readFileSync(join(root, file), "utf8").split("\n");
   const blocks: Block[] = [];
   for (let index = 0; index < lines.length; index++) {
     if (lines[index]?.trim() !== "```bash") continue;
-    const marker = /<!--\s*readme-test:\s*skip\s*\(([^)]*)\)\s*-->/.exec(lines[index - 1] ?? "");
+    let previous = index - 1;
+    while (previous >= 0 && lines[previous]?.trim() === "") previous--; // a blank line may sit between marker and block
+    const marker = /<!--\s*readme-test:\s*skip\s*\(([^)]*)\)\s*-->/.exec(lines[previous] ?? "");
     const body: string[] = [];
     let end = index + 1;
     while (end < lines.length && lines[end]?.trim() !== "```") body.push(lines[end++] as string);
@@ -86,6 +88,7 @@ describe("README and docs/", () => {
 
   it("runs every other block, in order, on one fresh copy; each exits 0", { timeout: 20 * 60_000 }, () => {
     const copy = freshCopy();
+    after(() => rmSync(copy, { recursive: true, force: true }));
     const seen = new Set<string>();
     let stdout = "";
     for (const block of blocks.filter((candidate) => candidate.skip === null)) {
