@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -86,9 +86,9 @@ describe("README and docs/", () => {
       assert.ok(run.includes(command), `the docs run ${command}`);
   });
 
-  it("runs every other block, in order, on one fresh copy; each exits 0", { timeout: 20 * 60_000 }, () => {
+  it("runs every other block, in order, on one fresh copy; each exits 0", { timeout: 20 * 60_000 }, (context) => {
     const copy = freshCopy();
-    after(() => rmSync(copy, { recursive: true, force: true }));
+    context.after(() => rmSync(copy, { recursive: true, force: true }));
     const seen = new Set<string>();
     let stdout = "";
     for (const block of blocks.filter((candidate) => candidate.skip === null)) {
