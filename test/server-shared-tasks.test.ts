@@ -88,15 +88,15 @@ describe("toolgym serve: sessions on one address", () => {
     assert.ok(changes.length > 0, "the task's oracle changes the database (pick another index otherwise)");
     const player = store.create(address);
     const watcher = store.create(address);
-    for (const [name, args] of calls) assert.equal(store.call(player.id, name, args).is_error, false, `${name} ${JSON.stringify(args)}`);
+    for (const [name, args] of calls) assert.equal((await store.call(player.id, name, args)).is_error, false, `${name} ${JSON.stringify(args)}`);
     assert.equal((await store.reward(player.id)).total, 1);
     // The watcher has changed nothing: its episode still sees the task as generated.
     const [, firstChange] = changes[0] as [string, { id?: string; source_id?: string }];
     const changedId = firstChange.id ?? firstChange.source_id;
-    const seen = JSON.parse(store.call(watcher.id, "read_record", { id: changedId }).content) as unknown;
+    const seen = JSON.parse((await store.call(watcher.id, "read_record", { id: changedId })).content) as unknown;
     const fresh = storeOf(countingEnvironment().env);
     const reference = fresh.create(address);
-    assert.deepEqual(seen, JSON.parse(fresh.call(reference.id, "read_record", { id: changedId }).content));
+    assert.deepEqual(seen, JSON.parse((await fresh.call(reference.id, "read_record", { id: changedId })).content));
     assert.equal((await store.reward(watcher.id, "finished")).components.outcome, 0);
     // A session opened after the player finished, on the same held task, plays it from the start.
     const late = store.create(address);

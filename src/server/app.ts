@@ -4,7 +4,7 @@ import { ServerError, ToolgymError, type AnyEnvironment } from "../core/index.ts
 import { createAccess, unauthorizedMessage, type Access } from "./access.ts";
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
 import { resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
-import { SessionStore, describeSession, type Session, type SessionAddress } from "./session-store.ts";
+import { SessionStore, describeSession, openConversation, type Session, type SessionAddress } from "./session-store.ts";
 
 const sessionFields = new Set(["env", "split", "seed", "index", "config", "max_turns"]);
 
@@ -120,9 +120,9 @@ export function createSession(serverApp: Pick<ServerApp, "store" | "resources">,
   const address = body as unknown as SessionAddress;
   const env = store.environment(address.env);
   const external = resolveExternalConfig(env, address.config, serverApp.resources);
-  if (!external) return store.create(address, client);
+  if (!external) return openConversation(store, store.create(address, client));
   store.checkQuota(client);
-  return external.then((config) => store.create({ ...address, config }, client));
+  return external.then((config) => openConversation(store, store.create({ ...address, config }, client)));
 }
 
 /** `DELETE /sessions/:id`: closes the session, or throws SESSION_UNKNOWN (404) when there is none. */
@@ -228,7 +228,7 @@ export function createServerApp(options: ServerAppOptions): ServerApp {
   });
   app.post("/sessions/:id/call", async (c) => {
     const body = await readObject(c);
-    return c.json(store.call(c.req.param("id"), body.name, body.arguments, body.seq));
+    return c.json(await store.call(c.req.param("id"), body.name, body.arguments, body.seq));
   });
   app.get("/sessions/:id/reward", async (c) => c.json(await store.reward(c.req.param("id"), c.req.query("ended_by"))));
   app.post("/sessions/:id/reward", async (c) => {

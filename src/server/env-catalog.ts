@@ -7,7 +7,7 @@ export interface EnvironmentEntry {
   protocol: string;
   splits: readonly string[];
   default_split: string;
-  /** The tool schemas of a default-config task (OpenAI function format), the ones the adapter binds. */
+  /** The tool schemas of a task under the training config (OpenAI function format), the ones the adapter binds. */
   tools: ToolSpec[];
 }
 
@@ -23,7 +23,8 @@ export function createEnvironmentCatalog(environments: Record<string, AnyEnviron
   const describe = (env: AnyEnvironment): EnvironmentEntry => {
     let entry = cache.get(env.id);
     if (!entry) {
-      const config = parseConfig(env.id, env.configSchema, {});
+      // The trainer's tools: a training config where the environment has one (tau2: the customer as a tool).
+      const config = parseConfig(env.id, env.configSchema, env.trainingConfig ?? {});
       const episode = env.start(env.generate({ split: env.defaultSplit, seed: 0, index: 0, config }));
       entry = {
         id: env.id,

@@ -65,19 +65,24 @@ export function outcomeAnswer(outcome: CallOutcome): CallAnswer {
 }
 
 /** Answers one tool call from its session id, `Authorization` header and body (UTF-8 decoded); never throws. */
-export function createCallAnswerer(serverApp: ServerApp): (id: string, authorization: string | undefined, body: string) => CallAnswer {
+export function createCallAnswerer(serverApp: ServerApp): (id: string, authorization: string | undefined, body: string) => CallAnswer | Promise<CallAnswer> {
   const { store, access } = serverApp;
   const unauthorized = jsonAnswer(401, JSON.stringify(errorBody("UNAUTHORIZED", unauthorizedMessage)));
   return (id, authorization, body) => {
     if (access.needsToken && access.identify(authorization) === undefined) return unauthorized;
     let text = body;
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // UTF-8 decoding drops a byte-order mark, as Request.text() does
-    try {
-      const parsed = parseObject(text);
-      return outcomeAnswer(store.call(id, parsed.name, parsed.arguments, parsed.seq));
-    } catch (error) {
+    const failure = (error: unknown): CallAnswer => {
       const reply = errorReply(error);
       return jsonAnswer(reply.status, JSON.stringify(reply.body));
+    };
+    try {
+      const parsed = parseObject(text);
+      const outcome = store.call(id, parsed.name, parsed.arguments, parsed.seq);
+      // A call answered with I/O (a simulated user's reply) comes back later; every other one now.
+      return outcome instanceof Promise ? outcome.then(outcomeAnswer, failure) : outcomeAnswer(outcome);
+    } catch (error) {
+      return failure(error);
     }
   };
 }
@@ -146,7 +151,8 @@ export function createFastCallHandler(serverApp: ServerApp): (request: IncomingM
       if (refused) return;
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
       const reply = answerCall(id, request.headers.authorization, body.toString("utf8"));
-      send(response, reply.status, reply.text);
+      if (reply instanceof Promise) void reply.then((ready) => send(response, ready.status, ready.text));
+      else send(response, reply.status, reply.text);
     });
     request.on("error", () => response.destroy());
     return true;

@@ -33,7 +33,7 @@ export interface ConnectionHandlerOptions {
    * text is a function of `target` alone: each connection remembers the answer for the last target it saw.
    */
   callTarget(target: string): string | undefined;
-  answerCall(id: string, authorization: string | undefined, body: string): CallAnswer;
+  answerCall(id: string, authorization: string | undefined, body: string): CallAnswer | Promise<CallAnswer>;
   /**
    * For a request that is not a tool call: its answerer when this process answers it itself (session create
    * and close, fast-session.ts), else undefined to pass it on.
@@ -349,7 +349,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           callId = lastCallId;
         }
         if (callId !== undefined) {
-          answer(answerCall(callId, taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
+          answerSoon(answerCall(callId, taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
           continue;
         }
         const other =

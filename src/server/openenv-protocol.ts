@@ -75,7 +75,7 @@ export class OpenEnvConnection {
           this.dispose();
           return { frames: [], close: true };
         case "mcp":
-          return { frames: [{ type: "mcp", data: this.mcp(message.data) }], close: false };
+          return { frames: [{ type: "mcp", data: await this.mcp(message.data) }], close: false };
         default:
           return {
             frames: [errorFrame("UNKNOWN_TYPE", `unknown frame type '${message.type.slice(0, 40)}'; expected reset, step, state, close or mcp`)],
@@ -130,7 +130,7 @@ export class OpenEnvConnection {
     }
     if (data.type !== "call_tool")
       throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
-    const outcome = this.store.call(session.id, data.tool_name, data.arguments ?? {});
+    const outcome = await this.store.call(session.id, data.tool_name, data.arguments ?? {});
     const reward = outcome.done ? (await this.store.reward(session.id)).total : null;
     const error = outcome.is_error
       ? {
@@ -158,7 +158,7 @@ export class OpenEnvConnection {
   }
 
   /** MCP JSON-RPC 2.0 over the socket: `tools/list` and `tools/call`. */
-  private mcp(data: unknown): Record<string, unknown> {
+  private async mcp(data: unknown): Promise<Record<string, unknown>> {
     const request = isObject(data) ? data : {};
     const id = (request.id as JsonValue | undefined) ?? null;
     const error = (code: number, message: string) => ({ jsonrpc: "2.0", id, error: { code, message } });
@@ -168,7 +168,7 @@ export class OpenEnvConnection {
       if (request.method === "tools/list") return { jsonrpc: "2.0", id, result: { tools: this.toolList() } };
       if (request.method === "tools/call") {
         if (typeof params.name !== "string") return error(-32602, "tools/call needs params.name");
-        const outcome = this.store.call(this.current().id, params.name, params.arguments ?? {});
+        const outcome = await this.store.call(this.current().id, params.name, params.arguments ?? {});
         return {
           jsonrpc: "2.0",
           id,

@@ -10,7 +10,7 @@ import {
   type TerminationReason,
   type ToolSpec,
 } from "../core/index.ts";
-import { EpisodeDriver } from "../rollout/episode-driver.ts";
+import { EpisodeDriver, type CallOutcome as DriverOutcome } from "../rollout/episode-driver.ts";
 import { withoutFileText } from "./external-config.ts";
 
 /** Where a session's task comes from; the same address always rebuilds the same task. */
@@ -38,7 +38,11 @@ export interface Session {
   lastUsed: number;
   /** The last tool call's sequence number and what it answered (an outcome or the error it threw), for retries. */
   lastSequence: number;
-  lastReply?: CallOutcome | ServerError;
+  lastReply?: CallOutcome | ServerError | Promise<CallOutcome>;
+  /** A call answered asynchronously (a simulated user's reply) that has not finished; the next waits for it. */
+  pending?: Promise<CallOutcome>;
+  /** What happened before the agent's first turn (a simulated user's first message), once `openConversation` has run. */
+  opening?: Message[];
   /** Its environment's entry in the store's `counters.byEnv`, kept here so a call does not look it up. */
   envCounters: EnvCounters;
   /** Its task's entry in the store's shared tasks. */
@@ -218,6 +222,9 @@ export class SessionStore {
       const message = withoutFileText(env.id, error) ?? `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`;
       throw badRequest("TASK_FAILED", message, 422);
     }
+    // A session whose episode a trainer could not play through here (a partner reading plain messages) is refused, never scored 0.
+    const refusal = driver.episode.trainerRefusal;
+    if (refusal) throw badRequest("PROTOCOL_NOT_SERVABLE", refusal, 422);
     if (task.sessions++ === 0) this.tasks[key] = task;
     const session: Session = {
       id: (this.options.idPrefix ?? "") + randomUUID(),
@@ -268,7 +275,7 @@ export class SessionStore {
    * number repeats the last one is not run again: the stored reply is returned, so a client may resend a call
    * whose answer it lost (a dropped connection) without the tool running twice.
    */
-  call(id: unknown, name: unknown, args: unknown, sequence?: unknown): CallOutcome {
+  call(id: unknown, name: unknown, args: unknown, sequence?: unknown): CallOutcome | Promise<CallOutcome> {
     const session = this.get(id);
     if (sequence !== undefined && sequence !== null) {
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1)
@@ -288,9 +295,18 @@ export class SessionStore {
           409,
         );
     }
+    if (session.pending)
+      throw badRequest("CALL_PENDING", "the session's previous call has not been answered yet (its simulated user is replying); send calls one at a time", 409);
     try {
       const outcome = this.run(session, name, args);
       if (typeof sequence === "number") this.remember(session, sequence, outcome);
+      if (outcome instanceof Promise) {
+        session.pending = outcome;
+        const settle = () => {
+          session.pending = undefined;
+        };
+        outcome.then(settle, settle);
+      }
       return outcome;
     } catch (error) {
       if (typeof sequence === "number" && error instanceof ServerError) this.remember(session, sequence, error);
@@ -298,12 +314,12 @@ export class SessionStore {
     }
   }
 
-  private remember(session: Session, sequence: number, reply: CallOutcome | ServerError): void {
+  private remember(session: Session, sequence: number, reply: CallOutcome | ServerError | Promise<CallOutcome>): void {
     session.lastSequence = sequence;
     session.lastReply = reply;
   }
 
-  private run(session: Session, name: unknown, args: unknown): CallOutcome {
+  private run(session: Session, name: unknown, args: unknown): CallOutcome | Promise<CallOutcome> {
     if (typeof name !== "string" || name === "") throw badRequest("INVALID_FIELD", "'name' must be the tool name as a string");
     if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) {
       throw badRequest("INVALID_FIELD", "'arguments' must be a JSON object of the tool's parameters");
@@ -318,12 +334,28 @@ export class SessionStore {
     // trainer that keeps calling (TRL's tool loop has no limit by default) must not earn reward in training
     // for what an evaluation of the same policy cuts off.
     if (!session.driver.beginTurn() && !session.driver.done) session.driver.end("max_turns");
+    const failed = (error: unknown) =>
+      badRequest("TOOL_FAILED", `${session.env.id}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
     let result;
     try {
+      // A tool answered with I/O (a simulated user's reply) first; every other call synchronously.
+      const pending = session.driver.callAsync({ name, arguments: args ?? {} });
+      if (pending)
+        return pending.then(
+          (answer) => this.outcome(session, answer),
+          (error: unknown) => {
+            throw failed(error);
+          },
+        );
       result = session.driver.call({ name, arguments: args ?? {} });
     } catch (error) {
-      throw badRequest("TOOL_FAILED", `${session.env.id}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
+      throw failed(error);
     }
+    return this.outcome(session, result);
+  }
+
+  private outcome(session: Session, result: DriverOutcome): CallOutcome {
+    const counters = session.envCounters;
     if (result.isError) {
       this.counters.toolErrors++;
       counters.toolErrors++;
@@ -415,6 +447,27 @@ export class SessionStore {
   }
 }
 
+/**
+ * Awaits what happens before the agent's first turn (a simulated user's first message, over the network
+ * for a user model): a session's reset returns the whole opening, as a dataset row's prompt holds it. A
+ * failure closes the session and names the partner.
+ */
+export function openConversation(store: SessionStore, session: Session): Session | Promise<Session> {
+  const episode = session.driver.episode;
+  if (!episode.opening || session.opening) return session;
+  return episode.opening().then(
+    (messages) => {
+      session.opening = messages;
+      return session;
+    },
+    (error: unknown) => {
+      store.close(session.id);
+      const text = ToolgymError.isInstance(error) ? error.message : String((error as Error)?.message ?? error);
+      throw badRequest("OPENING_FAILED", `${session.env.id}: the simulated user could not open the conversation: ${text}`, 502);
+    },
+  );
+}
+
 /** The prompt and tools a new session starts from, as sent to clients. */
 export function describeSession(session: Session): {
   session_id: string;
@@ -435,7 +488,7 @@ export function describeSession(session: Session): {
     index: session.index,
     protocol: session.driver.episode.protocol,
     max_turns: session.maxTurns,
-    messages: session.driver.episode.messages,
+    messages: session.opening ? [...session.driver.episode.messages, ...session.opening] : session.driver.episode.messages,
     tools: session.driver.episode.tools,
   };
 }
