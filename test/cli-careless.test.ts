@@ -303,3 +303,32 @@ describe("messages a careless user reads", () => {
     assert.match(svg, /<tspan x="100" dy="0">ch_plan_ood — <\/tspan><tspan x="100" dy="14">collateralMutations<\/tspan>/);
   });
 });
+
+describe("indices and counts against the environment's task count", () => {
+  it("show: the last task is shown, one past it is a usage error, for every environment with a fixed dataset (tau2's wrap-around included)", async () => {
+    const { listEnvironments } = await import("../src/envs/registry.ts");
+    const fixed = listEnvironments().filter((env) => env.taskCount);
+    assert.ok(fixed.some((env) => env.id === "musique") && fixed.some((env) => env.id === "tau2_mock"));
+    for (const env of fixed) {
+      const count = env.taskCount?.({ split: env.defaultSplit, config: env.configSchema.parse({}) as never }) as number;
+      const last = await runCli(["show", env.id, "--index", String(count - 1), "--json"]);
+      assert.equal(last.code, 0, `${env.id}: ${last.stderr}`);
+      assert.equal((JSON.parse(last.stdout) as { index: number }).index, count - 1);
+      for (const index of [count, 1000000])
+        assertRefused(await runCli(["show", env.id, "--index", String(index)]), 2, "INDEX_OUT_OF_RANGE", new RegExp(`from 0 to ${count - 1}`));
+    }
+    const calls = at("calls.json");
+    writeFileSync(calls, "[]");
+    assertRefused(await runCli(["replay", "musique", "--index", "40", "--calls", calls]), 2, "INDEX_OUT_OF_RANGE");
+  });
+
+  it("audit over a fixed dataset smaller than its default audits every task once, with a note; --n beyond it is refused as eval refuses it", async () => {
+    const whole = await runCli(["audit", "tau2_mock", "--json", "--policies", "oracle"]);
+    assert.equal(whole.code, 0, whole.stderr);
+    assert.equal((JSON.parse(whole.stdout) as { n: number }).n, 10);
+    assert.match(whole.stderr, /^toolgym: note: tau2_mock has 10 tasks \(split base\); auditing all 10$/m);
+    assertRefused(await runCli(["audit", "tau2_mock", "--n", "20"]), 2, "N_BEYOND_DATASET", /10 distinct tasks/);
+    assertRefused(await runCli(["eval", "--env", "tau2_mock", "--n", "20", "--out", at("audit-eval")]), 2, "N_BEYOND_DATASET", /10 distinct tasks/);
+    assertRefused(await runCli(["audit", "mock", "--n", "99999999999999999999"]), 2, "OPTION_INVALID");
+  });
+});

@@ -166,3 +166,21 @@ export function resolveSplit(env: { id: string; splits: readonly string[]; defau
     throw new UsageError({ code: "SPLIT_UNKNOWN", message: `unknown split '${chosen}' for ${env.id}; splits: ${env.splits.join(", ")}` });
   return chosen;
 }
+
+/**
+ * `--index` against the environment's task count (environments with a fixed dataset declare one), so
+ * task 40 of a 40-task split is a usage error instead of a silent wrap-around to task 0.
+ */
+export function checkTaskIndex(
+  env: { id: string; taskCount?: (address: { split: string; config: never }) => number },
+  split: string,
+  config: unknown,
+  index: number,
+): void {
+  const available = env.taskCount?.({ split, config: config as never });
+  if (available === undefined || index < available) return;
+  throw new UsageError({
+    code: "INDEX_OUT_OF_RANGE",
+    message: `--index ${index} is beyond the ${available} tasks of ${env.id} (split ${split}); pass an index from 0 to ${available - 1}`,
+  });
+}

@@ -5,7 +5,7 @@ import { createScriptedAgent, type PlannedCall } from "../../envs/_kit/scripted.
 import { environmentsOfFamily, getEnvironment, isEnvironmentId } from "../../envs/registry.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { writeJson, type CliIo, type CommandContext } from "../io.ts";
-import { parseInputFile, parseInteger, parseJsonText, parseText } from "../options.ts";
+import { checkTaskIndex, parseInputFile, parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
 
 type ReplayItem = string | PlannedCall | PlannedCall[];
 
@@ -33,7 +33,8 @@ function resolveTarget(target: string): AnyEnvironment {
 async function replayCalls(env: AnyEnvironment, options: ReplayOptions, io: CliIo): Promise<void> {
   if (!options.calls) throw new UsageError({ code: "REPLAY_INPUT_MISSING", message: `${env.id} replay needs --calls FILE` });
   const config = parseConfig(env.id, env.configSchema, options.config);
-  const split = options.split ?? env.defaultSplit;
+  const split = resolveSplit(env, options.split);
+  checkTaskIndex(env, split, config, options.index);
   const items = readJsonItems(options.calls, "--calls") as ReplayItem[];
   const agent = createScriptedAgent("replay", ({ turn }) => {
     const item = items[turn - 1];
@@ -67,6 +68,9 @@ export function registerReplay(program: Command, { io }: CommandContext): void {
     .action(async (target: string, options: ReplayOptions) => {
       const env = resolveTarget(target);
       if (!env.replay) return replayCalls(env, options, io);
+      // An index names a task only when no --task or --cases does.
+      if (options.task === undefined && options.cases === undefined)
+        checkTaskIndex(env, resolveSplit(env, options.split), parseConfig(env.id, env.configSchema, options.config), options.index);
       const request: ReplayRequest = {
         config: options.config,
         seed: options.seed,

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { UsageError, parseConfig, type AnyEnvironment } from "../../core/index.ts";
 import { getEnvironment } from "../../envs/registry.ts";
 import { writeJson, type CommandContext } from "../io.ts";
-import { parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
+import { checkTaskIndex, parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
 
 /** `--task ID`: the task's index in the split, through the environment's own task ids (tau2's task ids). */
 function indexOfTask(env: AnyEnvironment, split: string, config: unknown, taskId: string, index: number | undefined): number {
@@ -34,6 +34,7 @@ export function registerShow(program: Command, { io }: CommandContext): void {
       const config = parseConfig(env.id, env.configSchema, options.config);
       const split = resolveSplit(env, options.split);
       const index = options.task === undefined ? (options.index ?? 0) : indexOfTask(env, split, config, options.task, options.index);
+      checkTaskIndex(env, split, config, index);
       const task = env.generate({ split, seed: options.seed, index, config });
       const episode = env.start(task);
       const output = {
