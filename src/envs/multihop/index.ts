@@ -105,7 +105,8 @@ function seedSuite(order: number, n: number, officialFile: string): SuiteEntry {
 
 export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>({
   id: "musique",
-  version: "1",
+  // 2: the tool schemas no longer give a dev record's answer and title words as examples.
+  version: "2",
   title: "MuSiQue",
   family: "multihop",
   policies: multihopPolicies,
@@ -134,7 +135,8 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
 
 export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
   id: "2wiki",
-  version: "1",
+  // 2: the tool schemas no longer give a dev record's answer and title words as examples.
+  version: "2",
   title: "2WikiMultihopQA",
   family: "multihop",
   policies: multihopPolicies,

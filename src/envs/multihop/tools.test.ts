@@ -23,7 +23,7 @@ function counts(episode: Episode): { searches: unknown; reads: unknown; answer: 
 const SEARCH = {
   type: "object",
   properties: {
-    query: { type: "string", description: "Keywords, e.g. 'Van Hook Township county'." },
+    query: { type: "string", description: "Keywords: the entity and the fact you are looking for." },
     limit: { type: "integer", minimum: 1, maximum: 10, description: "Number of hits (default 5)." },
   },
   required: ["query"],
@@ -49,7 +49,7 @@ describe("multihop tools (zod toolbox)", () => {
         READ,
         {
           type: "object",
-          properties: { answer: { type: "string", description: "The answer, e.g. 'Stanley'." } },
+          properties: { answer: { type: "string", description: "The answer as a short phrase." } },
           required: ["answer"],
           additionalProperties: false,
         },
@@ -61,7 +61,7 @@ describe("multihop tools (zod toolbox)", () => {
       JSON.stringify({
         type: "object",
         properties: {
-          answer: { type: "string", description: "The answer, e.g. 'Stanley' (may be omitted when answerable is false)." },
+          answer: { type: "string", description: "The answer as a short phrase (may be omitted when answerable is false)." },
           answerable: { type: "boolean", description: "false: the paragraphs cannot answer this question. Default true." },
         },
         additionalProperties: false,

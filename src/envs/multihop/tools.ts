@@ -34,7 +34,7 @@ const search = defineTool({
     query: z
       .string()
       .refine((query) => query.trim() !== "", "needs some keywords")
-      .describe("Keywords, e.g. 'Van Hook Township county'."),
+      .describe("Keywords: the entity and the fact you are looking for."),
     limit: z.number().int().min(1).max(10).optional().describe("Number of hits (default 5)."),
   }),
   execute(state: MultihopToolState, { query, limit }) {
@@ -81,7 +81,7 @@ const finish = defineTool({
   name: "finish",
   description: "End the episode with your final answer: a short answer (an entity, date, number, yes or no), not a sentence.",
   kind: "finish",
-  input: z.strictObject({ answer: z.string().describe("The answer, e.g. 'Stanley'.") }),
+  input: z.strictObject({ answer: z.string().describe("The answer as a short phrase.") }),
   execute(state: MultihopToolState, { answer }) {
     state.answer = answer;
     state.predictedAnswerable = !isUnanswerableText(answer);
@@ -97,7 +97,7 @@ const finishOrAbstain = defineTool({
     "End the episode with your final answer: a short answer (an entity, date, number, yes or no), not a sentence; or answerable: false when the paragraphs do not contain what the question needs.",
   kind: "finish",
   input: z.strictObject({
-    answer: z.string().optional().describe("The answer, e.g. 'Stanley' (may be omitted when answerable is false)."),
+    answer: z.string().optional().describe("The answer as a short phrase (may be omitted when answerable is false)."),
     answerable: z.boolean().optional().describe("false: the paragraphs cannot answer this question. Default true."),
   }),
   execute(state: MultihopToolState, { answer, answerable }) {
