@@ -24,7 +24,7 @@ from .adapter import (
     prompt_hash,
     type_hint,
 )
-from .client import ServerClient, ServerPool, ToolgymConnectionError, ToolgymServerError, split_urls
+from .client import ServerClient, ServerPool, ToolgymConnectionError, ToolgymServerError, ToolgymSessionLost, split_urls
 
 __all__ = [
     "environment_factory",
@@ -43,6 +43,7 @@ __all__ = [
     "ToolgymEnvironmentBase",
     "ToolgymConnectionError",
     "ToolgymServerError",
+    "ToolgymSessionLost",
 ]
 
 

@@ -12,11 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import keyword
+import logging
 import re
-import warnings
 from typing import Any, Literal
 
-from .client import ServerClient, ServerPool, ToolgymConnectionError
+from .client import ServerClient, ServerPool, ToolgymConnectionError, ToolgymServerError, ToolgymSessionLost
+
+_log = logging.getLogger("toolgym_trl")
+# Whether the first lost episode was logged: after a restart every episode in flight is lost at once, and one line says it.
+_lost_logged = False
 
 _RESERVED = {"reset", "get_reward"}
 _SIMPLE_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
@@ -260,16 +264,20 @@ class ToolgymEnvironmentBase:
             return created
         raise ToolgymConnectionError(f"no toolgym server could start a session: {'; '.join(failures)}")
 
-    def get_reward(self) -> float:
-        """The episode's total reward as computed by the TypeScript environment (None if it could not be:
-        TRL then leaves the sample out of the loss, as when its server stopped during the episode)."""
+    def get_reward(self) -> float | None:
+        """The episode's total reward as computed by the TypeScript environment, or None when it cannot be
+        (TRL then leaves the sample out of the loss): its server stopped, or restarted and lost the session
+        (`ToolgymSessionLost`). The first such episode of the process is logged (logger `toolgym_trl`), once."""
+        global _lost_logged
         if self._lost is None:
             try:
                 breakdown = self._fetch_breakdown()
-            except ToolgymConnectionError:
-                pass  # the server stopped after the episode's last call; `_request` recorded it in `_lost`
+            except (ToolgymConnectionError, ToolgymSessionLost):
+                pass  # `_request` recorded why in `_lost`
         if self._lost is not None:
-            warnings.warn(f"toolgym: no reward for an episode whose server stopped ({self._lost})", stacklevel=2)
+            if not _lost_logged:
+                _lost_logged = True
+                _log.warning("toolgym: an episode gets no reward (None) because %s; later ones are not logged", self._lost)
             return None
         total = breakdown.get("total")
         return None if total is None else float(total)
@@ -303,6 +311,13 @@ class ToolgymEnvironmentBase:
             raise ToolgymConnectionError(f"the episode is lost: {self._lost}")
         try:
             return self._client_for(self._server or self._base_url).request(method, path, body)
+        except ToolgymServerError as error:
+            if error.code != "SESSION_UNKNOWN":
+                raise
+            server = self._server or self._base_url
+            lost = ToolgymSessionLost(str(self._session_id), server, str(error))
+            self._lost = str(lost)
+            raise lost from error
         except ToolgymConnectionError as error:
             if self._pool is not None and self._server is not None:
                 self._pool.mark_down(self._server)
@@ -361,7 +376,7 @@ def log_reward_components(environments=None, log_metric=None, **kwargs) -> list:
         if isinstance(environment, ToolgymEnvironmentBase) and environment._lost is None:
             try:
                 breakdown = environment._fetch_breakdown()
-            except ToolgymConnectionError:
+            except (ToolgymConnectionError, ToolgymSessionLost):
                 pass  # its server stopped: get_reward leaves the sample out, and so does this log
         for component, value in ((breakdown or {}).get("components") or {}).items():
             if value is not None:

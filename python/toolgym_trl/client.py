@@ -20,6 +20,21 @@ class ToolgymServerError(RuntimeError):
         self.code = code
 
 
+class ToolgymSessionLost(ToolgymServerError):
+    """The server no longer holds the episode's session: it (or its worker) restarted, or closed the session as
+    idle. The episode cannot go on; its reward is None. The next `reset()` starts a new session."""
+
+    def __init__(self, session_id: str, server: str, message: str):
+        super().__init__(
+            404,
+            "SESSION_UNKNOWN",
+            f"the server {server} no longer holds session {session_id} (it restarted, or closed the session as idle: "
+            f"raise `toolgym serve --idle-seconds` for slow steps); this episode gets no reward and the next reset() "
+            f"starts a new session ({message})",
+        )
+        self.session_id = session_id
+
+
 class ToolgymConnectionError(ConnectionError):
     """The server could not be reached, or the connection was lost before its answer came.
 
