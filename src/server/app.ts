@@ -90,7 +90,8 @@ export function parseObject(text: string): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new ServerError({ code: "INVALID_BODY", status: 400, message: "the request body must be a JSON object" });
   }
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH))
+  // Nesting past the limit takes more than two brackets a level: short bodies (most tool calls) are not walked.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value, MAX_JSON_DEPTH))
     throw new ServerError({ code: "JSON_TOO_DEEP", status: 400, message: `the request body nests deeper than ${MAX_JSON_DEPTH} levels; send flat values` });
   return value as Record<string, unknown>;
 }
