@@ -192,13 +192,15 @@ describe("toolgym serve against a hostile client (issue 28)", () => {
   });
 
   it("never sends a conversation to a model URL a client names; a model is picked by its server name", async () => {
-    const named = await create(server.port, { env: "tau2_mock", config: { user_model: "http://evil.example/v1#m" } }, auth);
-    assert.equal(named.status, 400);
-    assert.equal(named.json.error?.code, "MODEL_UNKNOWN");
-    // The name resolves (no MODEL_UNKNOWN); the session is then refused for its protocol before anything is sent.
-    const picked = await create(server.port, { env: "tau2_mock", config: { user_model: "user" } }, auth);
-    assert.equal(picked.status, 422, picked.text);
-    assert.equal(picked.json.error?.code, "PROTOCOL_NOT_SERVABLE");
+    for (const key of ["user_model", "judge_model"]) {
+      const named = await create(server.port, { env: "tau2_mock", config: { customer: "tool", [key]: "http://evil.example/v1#m" } }, auth);
+      assert.equal(named.status, 400);
+      assert.equal(named.json.error?.code, "MODEL_UNKNOWN");
+    }
+    // The judge is reached only when a reward needs it, so a session naming it opens without a model server here.
+    const picked = await create(server.port, { env: "tau2_mock", config: { customer: "tool", judge_model: "user" } }, auth);
+    assert.equal(picked.status, 201, picked.text);
+    await send(server.port, "DELETE", `/sessions/${picked.json.session_id as string}`, { headers: auth });
   });
 
   it("answers 403 to a page's cross-origin text/plain POST, and opens no session", async () => {

@@ -37,7 +37,8 @@ describe("toolgym_trl when the server restarts mid-run", () => {
   it("raises ToolgymSessionLost on a call, get_reward() is None and logged once, and TRL trains on", { timeout: 15 * 60_000 }, async () => {
     const python = requirePython();
     work = mkdtempSync(join(tmpdir(), "toolgym-trl-restart-"));
-    const rows = [...generatePromptRows({ env: getEnvironment("mock"), split: "train", n: 4, seed: 7 })];
+    const rows = [];
+    for await (const row of generatePromptRows({ env: getEnvironment("mock"), split: "train", n: 4, seed: 7 })) rows.push(row);
     writeFileSync(join(work, "rows.jsonl"), `${rows.map((row) => JSON.stringify(row)).join("\n")}\n`);
     const run = promisify(execFile);
     await run(python, [join(root, "scripts/make-tiny-qwen3.py"), join(work, "model")], { cwd: root, timeout: 300_000 });
