@@ -71,6 +71,7 @@ describe("components that were not computed", () => {
     assert.equal(html.code, 0, html.stderr);
     assert.match(html.stdout, /NL_ASSERTION: not computed in \d+ episodes/);
     assert.doesNotMatch(html.stdout, /NL_ASSERTION: [01]\.\d{3}/);
+    assert.match(html.stdout, /pass\^1 \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] · pass\^2 /, "the HTML table shows pass^k with its CIs");
   });
 
   it("audit: the table and --json say not computed", { timeout: 300_000 }, async () => {
