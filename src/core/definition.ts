@@ -113,6 +113,8 @@ export interface SummaryEpisode {
   trial?: number;
   /** Reward components that were not computed for this episode (absent from `metrics`). */
   notComputed?: string[];
+  /** Codes of the errors the reward recorded (e.g. the benchmark's own evaluator raised). */
+  rewardErrors?: string[];
 }
 
 /** One scored episode as an environment's failure categories read it from a run. */

@@ -3,6 +3,7 @@ import { DataError, type ExportEpisode, type ExportRun, type JsonValue, type Run
 import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
 import { readAsset } from "./data.ts";
 import { findTask, getDomain } from "./domains.ts";
+import { EVALUATION_ERROR } from "./summary.ts";
 import type { Tau2Task } from "./types.ts";
 
 /**
@@ -206,10 +207,12 @@ function episodeRecord(episode: ExportEpisode): EpisodeRecord {
       code: "TAU2_RECORD_MISSING",
       message: `episode ${episode.id ?? episode.exampleId} has no tau2 message record (tau2_task_id, tau2_messages); runs written before toolgym kept it cannot be exported as tau2-results, run the evaluation again`,
     });
+  // tau2's runner retries a simulation whose evaluation raised, then records it as an infrastructure error.
+  const raised = JSON.stringify(asRow(trajectory.reward).errors ?? []).includes(EVALUATION_ERROR);
   return {
     taskId,
-    termination: String(diagnostics.tau2_termination ?? "agent_error"),
-    rewardInfo: diagnostics.reward_info,
+    termination: raised ? "infrastructure_error" : String(diagnostics.tau2_termination ?? "agent_error"),
+    rewardInfo: raised ? null : diagnostics.reward_info,
     messages: diagnostics.tau2_messages,
   };
 }

@@ -1,6 +1,9 @@
 import type { BenchmarkSummary, SummaryEpisode, SummarySpec } from "../../core/index.ts";
 import { mean, passHatIntervals } from "../../eval/statistics.ts";
 
+/** The reward error of an episode whose evaluation raised in tau2's evaluator (tau2's runner: an infrastructure error). */
+export const EVALUATION_ERROR = "TAU2_EVALUATION_ERROR";
+
 /** tau2's success test (`metrics/agent_metrics.py`, `is_successful`): the reward is within 1e-6 of 1. */
 export function isSuccessful(reward: number): boolean {
   return 1 - 1e-6 <= reward && reward <= 1 + 1e-6;
@@ -20,10 +23,17 @@ export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSum
   const byTask = new Map<number, { trials: number; successes: number }>();
   const notComputed: Record<string, number> = {};
   let partial = 0;
+  let infrastructure = 0;
   const rewards: number[] = [];
   for (const episode of episodes) {
     const reward = episode.metrics.reward;
     if (typeof reward !== "number") continue;
+    // tau2's runner retries a simulation whose evaluation raises and then records an infrastructure error,
+    // which its metrics leave out; toolgym scores it 0 but leaves it out here too.
+    if (episode.rewardErrors?.includes(EVALUATION_ERROR)) {
+      infrastructure++;
+      continue;
+    }
     rewards.push(reward);
     const missing = episode.notComputed ?? [];
     for (const name of missing) notComputed[name] = (notComputed[name] ?? 0) + 1;
@@ -61,7 +71,8 @@ export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSum
     basis: partial > 0 ? "partial" : "full",
     partial_simulations: partial,
     not_computed: notComputed,
-    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText})`,
+    infrastructure_errors: infrastructure,
+    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText}${infrastructure > 0 ? `; ${infrastructure} simulations left out: tau2's evaluator raised, an infrastructure error in tau2` : ""})`,
   };
 }
 
