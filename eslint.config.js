@@ -19,7 +19,7 @@ export default tseslint.config(
   {
     // Tests are read top to bottom as specifications; long ones stay whole. node:test's describe/it
     // return promises the runner itself tracks.
-    files: ["**/*.test.ts", "src/envs/_kit/contract.ts"],
+    files: ["**/*.test.ts", "src/testing/environment-contract.ts"],
     rules: { "max-lines": "off", "@typescript-eslint/no-floating-promises": "off" },
   },
 );

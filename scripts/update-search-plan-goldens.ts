@@ -5,7 +5,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getEnvironment } from "../src/envs/registry.ts";
-import { GOLDEN_ADDRESSES, snapshotTask } from "../src/envs/search_plan_act/snapshot.ts";
+import { GOLDEN_ADDRESSES } from "../src/envs/search_plan_act/golden-addresses.ts";
+import { snapshotTask } from "../src/testing/snapshot.ts";
 
 const directory = join(import.meta.dirname, "../src/envs/search_plan_act/__golden__");
 for (const [envId, addresses] of Object.entries(GOLDEN_ADDRESSES)) {

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { getPolicy } from "../../agents/scripted/registry.ts";
+import { getPolicy } from "../registry.ts";
 import { createRandom, type AnyEnvironment, type Trajectory } from "../../core/index.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
-import { describeEnvironmentContract } from "../_kit/contract.ts";
+import { describeEnvironmentContract } from "../../testing/environment-contract.ts";
 import { extractTextAnswer } from "./answer-text.ts";
 import { musiqueEnvironment, wikiEnvironment, type MultihopTask } from "./index.ts";
 

@@ -5,7 +5,8 @@ import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { getEnvironment } from "../registry.ts";
-import { GOLDEN_ADDRESSES, snapshotTask } from "./snapshot.ts";
+import { snapshotTask } from "../../testing/snapshot.ts";
+import { GOLDEN_ADDRESSES } from "./golden-addresses.ts";
 
 // Golden files pin a few tasks and their oracle trajectories. The test only reads them; after an intended
 // generator or reward change, regenerate them with scripts/update-search-plan-goldens.ts and review the diff.
@@ -35,9 +36,10 @@ describe("search_plan determinism", () => {
     });
 
     it(`${envId}: gives byte-identical tasks and trajectories in another process`, async () => {
-      const module = join(here, "snapshot.ts");
+      const snapshot = join(here, "..", "..", "testing", "snapshot.ts");
+      const addresses = join(here, "golden-addresses.ts");
       const registry = join(here, "..", "registry.ts");
-      const script = `const { snapshotTask, GOLDEN_ADDRESSES } = await import(${JSON.stringify(module)}); const { getEnvironment } = await import(${JSON.stringify(registry)});
+      const script = `const { snapshotTask } = await import(${JSON.stringify(snapshot)}); const { GOLDEN_ADDRESSES } = await import(${JSON.stringify(addresses)}); const { getEnvironment } = await import(${JSON.stringify(registry)});
         const env = getEnvironment(${JSON.stringify(envId)}); const items = []; for (const address of GOLDEN_ADDRESSES[${JSON.stringify(envId)}]) items.push(await snapshotTask(env, address));
         process.stdout.write(JSON.stringify(items, null, 2) + "\\n");`;
       const child = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });

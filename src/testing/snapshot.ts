@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { createRandom, type AnyEnvironment, type JsonValue } from "../../core/index.ts";
-import { getPolicy } from "../../agents/scripted/registry.ts";
-import { runEpisode } from "../../rollout/run-episode.ts";
+import { createRandom, type AnyEnvironment, type JsonValue } from "../core/index.ts";
+import { getPolicy } from "../envs/registry.ts";
+import { runEpisode } from "../rollout/run-episode.ts";
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
@@ -25,20 +25,3 @@ export async function snapshotTask(env: AnyEnvironment, address: { split: string
     reward: JSON.parse(JSON.stringify(trajectory.reward)) as JsonValue,
   };
 }
-
-export const GOLDEN_ADDRESSES: Record<string, Array<{ split: string; seed: number; index: number }>> = {
-  search_plan_act: [
-    { split: "eval", seed: 1, index: 0 },
-    { split: "eval", seed: 1, index: 2 },
-    { split: "eval", seed: 7, index: 13 },
-    { split: "train", seed: 0, index: 5 },
-    { split: "train", seed: 42, index: 99 },
-  ],
-  search_plan_ood: [
-    { split: "ood", seed: 1, index: 0 },
-    { split: "ood", seed: 1, index: 2 },
-    { split: "ood", seed: 7, index: 13 },
-    { split: "ood", seed: 0, index: 5 },
-    { split: "ood", seed: 42, index: 99 },
-  ],
-};

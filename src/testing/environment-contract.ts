@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EnvConfigError, ToolgymError, createRandom, type AnyEnvironment, type Episode, type JsonValue, type ToolResult } from "../../core/index.ts";
+import { EnvConfigError, ToolgymError, createRandom, type AnyEnvironment, type Episode, type JsonValue, type ToolResult } from "../core/index.ts";
 
 export interface ContractOptions {
   /** A config that is valid for the environment (defaults are filled in by the schema). Default `{}`. */
@@ -81,7 +81,7 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
     });
 
     it("rejects an unknown config key with EnvConfigError naming the key", async () => {
-      const { parseConfig } = await import("../../core/config.ts");
+      const { parseConfig } = await import("../core/config.ts");
       assert.throws(
         () => parseConfig(env.id, env.configSchema, { noSuchKey: 1 }),
         (error: unknown) => ToolgymError.isInstance(error) && error instanceof EnvConfigError && error.message.includes("noSuchKey"),
@@ -175,8 +175,8 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
 
     it("leaves a task as generated after every policy of its audit plays it (the audit and sampled runs share one)", async () => {
       if (!env.audit) return;
-      const { getPolicy } = await import("../registry.ts");
-      const { runEpisode } = await import("../../rollout/run-episode.ts");
+      const { getPolicy } = await import("../envs/registry.ts");
+      const { runEpisode } = await import("../rollout/run-episode.ts");
       const split = env.defaultSplit;
       const play = async (policyId: string, index: number, shared: unknown) => {
         const agent = getPolicy(env.id, policyId).create({ task: shared, random: createRandom("contract", policyId, index) });
@@ -205,7 +205,7 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
     if (auditN > 0) {
       it(`passes its audit on ${auditN} tasks (oracle high, pilots low)`, async () => {
         assert.ok(env.audit, "the environment defines no audit (its oracle and reward-hacking pilots)");
-        const { runAudit } = await import("../../audit/run-audit.ts");
+        const { runAudit } = await import("../audit/run-audit.ts");
         const result = await runAudit({ env, spec: env.audit, n: auditN, seed: 3, config });
         assert.deepEqual(result.failures, []);
         assert.equal(result.verdict, "pass");
