@@ -1,4 +1,4 @@
-import { PythonError, pythonFloatRepr, pythonRound, pythonStr } from "../../python-semantics/index.ts";
+import { PythonError, pythonFloatRepr, pythonHasKey, pythonLower, pythonRound, pythonStr, pythonTypeName } from "../../python-semantics/index.ts";
 import type { CowStore } from "./store.ts";
 import type { Tau2Function, ToolContext, ToolType } from "./toolkit.ts";
 
@@ -152,6 +152,12 @@ const phone = (context: ToolContext): Phone => {
 };
 const onOff = (value: boolean) => (value ? "ON" : "OFF");
 
+/** `app_statuses.get(app_name)`: an unhashable name raises, a name of another type is simply absent. */
+function appStatus(device: Phone, appName: unknown): Row | undefined {
+  const apps = device.device.app_statuses as Row;
+  return pythonHasKey(apps, appName) ? (apps[appName as string] as Row) : undefined;
+}
+
 export function fn(name: string, type: ToolType, params: string[], run: (device: Phone, args: Row) => unknown, defaults?: Row): Tau2Function {
   return { name, type, params, run: (context, args) => run(phone(context), args), ...(defaults ? { defaults } : {}) };
 }
@@ -182,11 +188,15 @@ export const telecomUserTools: Tau2Function[] = [
   }),
   fn("check_network_mode_preference", "read", [], (device) => `Network Mode Preference: ${device.device.network_mode_preference}`),
   fn("set_network_mode_preference", "write", ["mode"], (device, { mode }) => {
-    if (typeof mode !== "string" || !MODES.includes(mode)) {
-      return device.withBar(`Failed to set network mode: '${pythonStr(mode)}' is not a valid option. Please use one of: ${MODES.join(", ")}`);
-    }
-    device.setDevice({ network_mode_preference: mode });
+    const failed = () => device.withBar(`Failed to set network mode: '${pythonStr(mode)}' is not a valid option. Please use one of: ${MODES.join(", ")}`);
+    // tau2 converts only a str to its enum (an unknown one fails before any change); any other value is
+    // stored as it is and searched with (the fallback is 4G), then None reads as a failure and anything
+    // else fails on `.value`.
+    if (typeof mode === "string" && !MODES.includes(mode)) return failed();
+    device.setDevice({ network_mode_preference: mode ?? null });
     device.networkSearch();
+    if (mode === null || mode === undefined) return failed();
+    if (typeof mode !== "string") throw new PythonError("AttributeError", `'${pythonTypeName(mode)}' object has no attribute 'value'`);
     return device.withBar(`Preferred Network Mode set to: ${mode}`);
   }),
   fn("run_speed_test", "read", [], (device) => {
@@ -278,7 +288,7 @@ export const telecomUserTools: Tau2Function[] = [
     (device) => `The following apps are installed on the phone: ${Object.keys(device.device.app_statuses as Row).join(", ")}`,
   ),
   fn("check_app_status", "read", ["app_name"], (device, { app_name }) => {
-    const app = (device.device.app_statuses as Row)[app_name as string] as Row | undefined;
+    const app = appStatus(device, app_name);
     if (!app) return `App '${pythonStr(app_name)}' not found on this phone.`;
     const allowed = permissionsList(app.permissions as Row);
     const lines = [`Status for App: ${pythonStr(app_name)}`];
@@ -287,7 +297,7 @@ export const telecomUserTools: Tau2Function[] = [
     return lines.join("\n");
   }),
   fn("check_app_permissions", "read", ["app_name"], (device, { app_name }) => {
-    const app = (device.device.app_statuses as Row)[app_name as string] as Row | undefined;
+    const app = appStatus(device, app_name);
     if (!app) return `App '${pythonStr(app_name)}' not found on this phone.`;
     const allowed = permissionsList(app.permissions as Row);
     return allowed.length === 0
@@ -295,8 +305,8 @@ export const telecomUserTools: Tau2Function[] = [
       : `App '${pythonStr(app_name)}' has permission for: ${allowed.join(", ")}.`;
   }),
   fn("grant_app_permission", "write", ["app_name", "permission"], (device, { app_name, permission }) => {
-    const name = String(permission).toLowerCase();
-    const app = (device.device.app_statuses as Row)[app_name as string] as Row | undefined;
+    const app = appStatus(device, app_name);
+    const name = pythonLower(permission);
     let message: string;
     if (!app) message = `Error. App '${pythonStr(app_name)}' not found. Cannot grant permission.`;
     else if (!Object.hasOwn(app.permissions as Row, name)) {
