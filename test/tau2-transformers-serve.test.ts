@@ -9,10 +9,12 @@ import { requirePython } from "./support/qwen3.ts";
 import { startTransformersServe } from "./support/tiny-qwen3.ts";
 
 /**
- * tau2 against a real `transformers serve`: a tiny Qwen3 plays the agent and the simulated user. The
- * model is random (no tool-call fine-tune): the tool-call fine-tuned tiny model writes malformed tool
- * calls on tau2's prompts, which transformers serve answers with HTTP 500. Episodes run to tau2's
- * max_steps, are scored (0, not partial: a run cut short is not evaluated), resume, and are reported.
+ * tau2 against a real `transformers serve`: a tiny random Qwen3 plays the simulated user (and would play the
+ * agent). Its greedy replies are newlines only, and tau2's orchestrator fails a simulation whose message has
+ * neither text nor tool calls (`validate()`; its runner retries, then records infrastructure_error, excluded
+ * from the metrics): every episode ends errored with tau2_termination infrastructure_error. The user model's
+ * requests carry what tau2's generate sends: temperature 0, the trial's seed, and chat_template_kwargs only
+ * when the config asks.
  */
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -26,7 +28,7 @@ async function toolgym(args: string[]): Promise<{ code: number | null; stdout: s
   return { code, stdout, stderr };
 }
 
-describe("tau2_mock against transformers serve (tiny Qwen3 as agent and as user)", { timeout: 1_800_000 }, () => {
+describe("tau2_mock against transformers serve (a tiny Qwen3 as the simulated user)", { timeout: 1_800_000 }, () => {
   let modelDir: string;
   let serve: Awaited<ReturnType<typeof startTransformersServe>>;
   let proxy: RecordingProxy;
@@ -46,9 +48,9 @@ describe("tau2_mock against transformers serve (tiny Qwen3 as agent and as user)
     if (out) rmSync(out, { recursive: true, force: true });
   });
 
-  it("completes episodes, resumes without new requests, and reports reward, pass and partial", async () => {
+  it("a whitespace-only user fails each simulation as tau2 does; the user requests carry tau2's fields", async () => {
     const runs = join(out, "runs");
-    const args = [
+    const args = (runId: string, config: Record<string, unknown>) => [
       "eval",
       "--env",
       "tau2_mock",
@@ -66,58 +68,58 @@ describe("tau2_mock against transformers serve (tiny Qwen3 as agent and as user)
       "16",
       "--max-retries",
       "1",
-      "--chat-template-kwargs",
-      '{"enable_thinking": false}',
       "--config",
-      JSON.stringify({ max_steps: 6, user_max_tokens: 16, user_model: `${proxy.url}/v1#${modelDir}` }),
+      JSON.stringify({ max_steps: 6, user_max_tokens: 16, user_model: `${proxy.url}/v1#${modelDir}`, ...config }),
       "--concurrency",
       "2",
       "--run-id",
-      "e2e",
+      runId,
       "--out",
       runs,
       "--quiet",
       "--no-preflight",
     ];
-    const first = await toolgym(args);
-    assert.equal(first.code, 0, first.stderr);
-    const directory = join(runs, "tau2_mock--tiny", "e2e");
-    const resultsText = readFileSync(join(directory, "results.jsonl"), "utf8");
-    const results = resultsText
+    const userRequests = (from: number) =>
+      proxy.exchanges
+        .slice(from)
+        .filter((exchange) => exchange.path === "/v1/chat/completions")
+        .map((chat) => {
+          assert.equal(chat.status, 200, JSON.stringify(chat.response).slice(0, 300));
+          return chat.request as { messages: { content: string }[]; temperature?: number; seed?: number; chat_template_kwargs?: unknown };
+        })
+        .filter((request) => (request.messages[0]?.content ?? "").startsWith("# User Simulation Guidelines"));
+
+    const first = await toolgym(args("e2e", {}));
+    assert.equal(first.code, 1, first.stderr);
+    assert.match(first.stderr, /every episode errored .*TAU2_EMPTY_MESSAGE ×2/);
+    const results = readFileSync(join(runs, "tau2_mock--tiny", "e2e", "results.jsonl"), "utf8")
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line));
     assert.equal(results.length, 2);
     for (const result of results) {
-      assert.equal(result.status, "scored", JSON.stringify(result.error));
+      assert.equal(result.status, "errored");
+      assert.equal(result.reward, null, "excluded from the means, never a 0");
       const trajectory = result.info.trajectory;
-      assert.equal(trajectory.messages[1].content, "Hi! How can I help you today?");
-      assert.equal(trajectory.messages[2].role, "user", "the simulated user answered the greeting");
-      assert.equal(trajectory.reward.diagnostics.tau2_termination, "max_steps");
-      assert.equal(result.metrics.partial, 0);
-      assert.equal(result.metrics.pass, 0);
+      assert.equal(trajectory.diagnostics.tau2_termination, "infrastructure_error");
+      assert.equal(trajectory.diagnostics.tau2_messages[0].content, "Hi! How can I help you today?");
+    }
+    // tau2's simulator prompt with the scenario, temperature 0, tau2's first trial seed of its base seed 300, no kwargs.
+    const plain = userRequests(0);
+    assert.equal(plain.length, 2);
+    for (const request of plain) {
+      assert.ok(request.messages[0]?.content.includes("<scenario>"));
+      assert.equal(request.temperature, 0);
+      assert.equal(request.seed, 626729);
+      assert.equal(request.chat_template_kwargs, undefined);
     }
 
-    // The agent got tau2's system prompt and tools; the user model got tau2's simulator prompt with the scenario.
-    const chats = proxy.exchanges.filter((exchange) => exchange.path === "/v1/chat/completions");
-    for (const chat of chats) assert.equal(chat.status, 200, JSON.stringify(chat.response).slice(0, 300));
-    const systems = chats.map((chat) => ((chat.request as { messages: { content: string }[] }).messages[0]?.content ?? "") as string);
-    assert.ok(systems.some((text) => text.startsWith("<instructions>\nYou are a customer service agent")));
-    assert.ok(systems.some((text) => text.startsWith("# User Simulation Guidelines") && text.includes("<scenario>")));
-
-    // Resume: every episode is kept, no model call is made.
-    const before = chats.length;
-    const resumed = await toolgym([...args, "--resume"]);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(readFileSync(join(directory, "results.jsonl"), "utf8"), resultsText);
-    assert.equal(proxy.exchanges.filter((exchange) => exchange.path === "/v1/chat/completions").length, before);
-
-    // The report shows the partial share next to reward and pass.
-    const report = await toolgym(["report", directory, "--format", "json"]);
-    assert.equal(report.code, 0, report.stderr);
-    const rows = JSON.parse(report.stdout).rows as { metric: string; cells: { mean: number }[] }[];
-    const partial = rows.find((row) => row.metric === "partial");
-    assert.ok(partial, "a partial row");
-    assert.equal(partial.cells[0]?.mean, 0);
+    // chat_template_kwargs only when asked for, as the config's own key.
+    const seen = proxy.exchanges.length;
+    const asked = await toolgym(args("kwargs", { user_chat_template_kwargs: { enable_thinking: false } }));
+    assert.equal(asked.code, 1, asked.stderr);
+    const withKwargs = userRequests(seen);
+    assert.equal(withKwargs.length, 2);
+    for (const request of withKwargs) assert.deepEqual(request.chat_template_kwargs, { enable_thinking: false });
   });
 });
