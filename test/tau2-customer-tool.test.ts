@@ -7,7 +7,7 @@ import { runEpisode } from "../src/rollout/run-episode.ts";
 import { openingRequest } from "../src/envs/tau2/user.ts";
 import { getDomain, findTask } from "../src/envs/tau2/domains.ts";
 import { runCli } from "./support/run-cli.ts";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -161,5 +161,22 @@ describe("tau2 with the customer as a tool (config customer: tool)", () => {
     assert.match(refused.stderr, /CONFIG_NOT_TRAINABLE/);
     assert.match(refused.stderr, /send_message_to_user/);
     assert.equal(refused.stderr.trim().split("\n").length, 1);
+  });
+
+  it("toolgym eval runs the same protocol and its tau2 block says which protocol the numbers used", async () => {
+    const work = mkdtempSync(join(tmpdir(), "toolgym-tau2-protocol-"));
+    for (const [config, protocol] of [
+      ['{"customer":"tool"}', "customer_tool"],
+      ["{}", "leaderboard"],
+    ]) {
+      const out = join(work, protocol);
+      const result = await runCli(["eval", "--env", "tau2_mock", "--config", config, "--out", out, "--quiet"]);
+      assert.equal(result.code, 0, result.stderr);
+      const parent = join(out, readdirSync(out)[0] as string);
+      const summary = JSON.parse(readFileSync(join(parent, readdirSync(parent)[0] as string, "summary.json"), "utf8"));
+      assert.equal(summary.tau2.protocol, protocol);
+      assert.equal(summary.tau2.pass_hat["1"], 0.9, "the oracle solves every task tau2 can solve, under either protocol");
+      assert.equal(/customer as a tool/.test(summary.tau2.text), protocol === "customer_tool");
+    }
   });
 });

@@ -61,7 +61,10 @@ export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSum
           .map(([name, count]) => `${name} not computed in ${count} of ${rewards.length} trials`)
           .join(", ")}: those trials are failures in pass^k and avg_reward is not computed`
       : "";
+  // Which way the agent reached the customer: tau2's leaderboard protocol, or toolgym's customer-as-a-tool training protocol.
+  const viaTool = episodes.some((episode) => episode.diagnostics?.customer === "tool");
   return {
+    protocol: viaTool ? "customer_tool" : "leaderboard",
     num_trials: trials,
     tasks: tasks.length,
     simulations: rewards.length,
@@ -72,7 +75,7 @@ export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSum
     partial_simulations: partial,
     not_computed: notComputed,
     infrastructure_errors: infrastructure,
-    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText}${infrastructure > 0 ? `; ${infrastructure} simulations left out: tau2's evaluator raised, an infrastructure error in tau2` : ""})`,
+    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText}${infrastructure > 0 ? `; ${infrastructure} simulations left out: tau2's evaluator raised, an infrastructure error in tau2` : ""}${viaTool ? "; protocol: the customer as a tool (toolgym's training protocol), not tau2's leaderboard protocol" : ""})`,
   };
 }
 
