@@ -10,6 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
 
 const root = resolve(import.meta.dirname, "..");
+const README_MAX_LINES = 250;
 
 interface Block {
   file: string;
@@ -62,8 +63,45 @@ function freshCopy(): string {
   return copy;
 }
 
+/** Relative links to markdown files (`[text](docs/x.md#anchor)`), each with its anchor ("" when none). */
+function markdownLinks(file: string): { target: string; anchor: string }[] {
+  const text = readFileSync(join(root, file), "utf8");
+  return [...text.matchAll(/\]\(([^)\s#:]+\.md)(?:#([^)\s]*))?\)/g)].map((match) => ({ target: match[1] as string, anchor: match[2] ?? "" }));
+}
+
+/** GitHub's heading anchors of a markdown file: lower case, punctuation other than hyphens dropped, spaces to hyphens. */
+function headingAnchors(path: string): Set<string> {
+  const headings = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => /^#{1,6} /.test(line));
+  return new Set(
+    headings.map((line) =>
+      line
+        .replace(/^#+ /, "")
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+        .replace(/ /g, "-"),
+    ),
+  );
+}
+
 describe("README and docs/", () => {
   const blocks = documents().flatMap(bashBlocks);
+
+  it("keeps the README a front page: at most 250 lines, linking to every docs/ page; every link and anchor resolves", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const lines = readme.split("\n").length - (readme.endsWith("\n") ? 1 : 0);
+    assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines; at most ${README_MAX_LINES}: move detail into a docs/ page`);
+    const linked = new Set(markdownLinks("README.md").map((link) => link.target));
+    for (const page of documents().slice(1)) assert.ok(linked.has(page), `README.md links to ${page}`);
+    for (const file of documents())
+      for (const { target, anchor } of markdownLinks(file)) {
+        const path = join(root, dirname(file), target);
+        assert.ok(existsSync(path), `${file} links to ${target}, which does not exist`);
+        if (anchor) assert.ok(headingAnchors(path).has(anchor), `${file} links to ${target}#${anchor}, a heading ${target} does not have`);
+      }
+  });
 
   it("marks every block it does not run with the reason", () => {
     assert.ok(blocks.filter((block) => block.file === "README.md").length >= 3, "the README has its bash blocks");
