@@ -322,11 +322,17 @@ describe("indices and counts against the environment's task count", () => {
     assertRefused(await runCli(["replay", "musique", "--index", "40", "--calls", calls]), 2, "INDEX_OUT_OF_RANGE");
   });
 
-  it("audit over a fixed dataset smaller than its default audits every task once, with a note; --n beyond it is refused as eval refuses it", async () => {
-    const whole = await runCli(["audit", "tau2_mock", "--json", "--policies", "oracle"]);
+  it("audit over a fixed dataset smaller than its default audits every task, several trials each, with a note; --n beyond it is refused as eval refuses it", async () => {
+    const whole = await runCli(["audit", "tau2_mock", "--json"]);
     assert.equal(whole.code, 0, whole.stderr);
-    assert.equal((JSON.parse(whole.stdout) as { n: number }).n, 10);
-    assert.match(whole.stderr, /^toolgym: note: tau2_mock has 10 tasks \(split base\); auditing all 10$/m);
+    type Audit = { n: number; trials: number; verdict: string; policies: Record<string, { n: number; ci_low: number; ci_high: number }> };
+    const audit = JSON.parse(whole.stdout) as Audit;
+    assert.deepEqual([audit.n, audit.trials, audit.verdict, audit.policies.oracle?.n], [10, 20, "pass", 200]);
+    assert.match(whole.stderr, /^toolgym: note: tau2_mock has 10 tasks \(split base\); auditing all 10, 20 trial\(s\) each \(--num-trials\)$/m);
+    // The oracle plays every trial alike, so its CI over the 10 tasks must not narrow with more trials.
+    const once = JSON.parse((await runCli(["audit", "tau2_mock", "--json", "--policies", "oracle", "--num-trials", "1"])).stdout) as Audit;
+    assert.equal(once.policies.oracle?.n, 10);
+    assert.deepEqual([once.policies.oracle?.ci_low, once.policies.oracle?.ci_high], [audit.policies.oracle?.ci_low, audit.policies.oracle?.ci_high]);
     assertRefused(await runCli(["audit", "tau2_mock", "--n", "20"]), 2, "N_BEYOND_DATASET", /10 distinct tasks/);
     assertRefused(await runCli(["eval", "--env", "tau2_mock", "--n", "20", "--out", at("audit-eval")]), 2, "N_BEYOND_DATASET", /10 distinct tasks/);
     assertRefused(await runCli(["audit", "mock", "--n", "99999999999999999999"]), 2, "OPTION_INVALID");

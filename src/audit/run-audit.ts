@@ -1,12 +1,15 @@
 import { createRandom, type AnyEnvironment, type Trajectory } from "../core/index.ts";
 import { getPolicy } from "../envs/registry.ts";
 import { bootstrapMean, mean } from "../eval/statistics.ts";
+import { hasOwnTrialSeeds, trialSeeds } from "../eval/trials.ts";
 import { runEpisode } from "../rollout/run-episode.ts";
 import type { AuditSpec, PolicySummary } from "../core/index.ts";
 
 export interface AuditResult {
   env: string;
+  /** Distinct tasks; each policy plays each of them `trials` times. */
   n: number;
+  trials: number;
   seed: number;
   split: string;
   policies: Record<string, PolicySummary>;
@@ -18,6 +21,8 @@ export interface RunAuditOptions {
   env: AnyEnvironment;
   spec: AuditSpec;
   n: number;
+  /** Plays of each task per policy (default 1), seeded as `toolgym eval --num-trials` seeds them. */
+  trials?: number;
   seed: number;
   config: unknown;
   split?: string;
@@ -25,40 +30,56 @@ export interface RunAuditOptions {
   onEpisode?: (policy: string, trajectory: Trajectory) => void;
 }
 
-/** Runs every policy of the spec over the same n tasks and checks the acceptance criteria. */
+/**
+ * Runs every policy of the spec over the same n tasks, each `trials` times, and checks the acceptance
+ * criteria. A policy's mean and CI are over tasks (each task's trials averaged first), so repeating the
+ * few tasks of a small fixed dataset steadies the means without narrowing the CI past what n tasks give.
+ */
 export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
   const { env, spec, n, seed, config } = options;
+  const trials = options.trials ?? 1;
   const split = options.split ?? env.defaultSplit;
+  const seeds = trialSeeds(env, seed, trials);
+  const ownSeeds = hasOwnTrialSeeds(env);
   const tasks = Array.from({ length: n }, (_, index) => env.generate({ split, seed, index, config }));
   const summaries: Record<string, PolicySummary> = {};
   for (const policyId of options.policies ?? spec.policies) {
     const policy = getPolicy(env.id, policyId);
-    const totals: number[] = [];
+    const taskMeans: number[] = [];
     let unscored = 0;
     const components: Record<string, number[]> = Object.fromEntries(spec.components.map((name) => [name, []]));
     const notComputed: Record<string, number> = {};
     for (let index = 0; index < n; index++) {
       const task = tasks[index];
-      const agent = policy.create({ task, random: createRandom("policy", policy.id, split, seed, index) });
-      const trajectory = await runEpisode({ env, split, seed, index, config, agent, task });
-      options.onEpisode?.(policyId, trajectory);
-      // A reward that could not be computed is not a score of 0: it is counted and fails the audit.
-      const total = trajectory.reward?.total;
-      if (typeof total === "number") totals.push(total);
-      else unscored++;
-      for (const name of spec.components) {
-        const value = trajectory.reward?.components[name];
-        if (typeof value === "number") components[name]?.push(value);
-        // null: the environment could not compute it (absent: not part of this task's reward).
-        else if (value === null && typeof total === "number") notComputed[name] = (notComputed[name] ?? 0) + 1;
+      const totals: number[] = [];
+      for (let trial = 0; trial < trials; trial++) {
+        const trialSeed = seeds[trial] as number;
+        const random = ownSeeds
+          ? createRandom("policy", policy.id, split, "trial", trialSeed, index)
+          : createRandom("policy", policy.id, split, seed, index, ...(trials > 1 ? [trial] : []));
+        const agent = policy.create({ task, random });
+        const context = { trial, seed: trialSeed };
+        const trajectory = await runEpisode({ env, split, seed, index, config, agent, task, context });
+        options.onEpisode?.(policyId, trajectory);
+        // A reward that could not be computed is not a score of 0: it is counted and fails the audit.
+        const total = trajectory.reward?.total;
+        if (typeof total === "number") totals.push(total);
+        else unscored++;
+        for (const name of spec.components) {
+          const value = trajectory.reward?.components[name];
+          if (typeof value === "number") components[name]?.push(value);
+          // null: the environment could not compute it (absent: not part of this task's reward).
+          else if (value === null && typeof total === "number") notComputed[name] = (notComputed[name] ?? 0) + 1;
+        }
       }
+      if (totals.length > 0) taskMeans.push(mean(totals));
     }
-    const interval = bootstrapMean(totals, { seed: `${env.id}/${policyId}/${seed}` });
+    const interval = bootstrapMean(taskMeans, { seed: `${env.id}/${policyId}/${seed}` });
     summaries[policyId] = {
       mean: interval.mean,
       ci_low: interval.low,
       ci_high: interval.high,
-      n,
+      n: n * trials,
       unscored,
       // A component some episodes could not compute has no mean: the others' would read as the policy's.
       components: Object.fromEntries(
@@ -70,10 +91,10 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
   const failures = [
     ...Object.entries(summaries)
       .filter(([, summary]) => summary.unscored > 0)
-      .map(([id, summary]) => `${id}: ${summary.unscored} of ${n} episodes have no reward (the reward or the episode errored; see the trajectories)`),
+      .map(([id, summary]) => `${id}: ${summary.unscored} of ${n * trials} episodes have no reward (the reward or the episode errored; see the trajectories)`),
     ...spec.acceptance(summaries),
   ];
-  return { env: env.id, n, seed, split, policies: summaries, verdict: failures.length === 0 ? "pass" : "fail", failures };
+  return { env: env.id, n, trials, seed, split, policies: summaries, verdict: failures.length === 0 ? "pass" : "fail", failures };
 }
 
 export function formatAuditTable(result: AuditResult, components: string[]): string {
@@ -93,7 +114,7 @@ export function formatAuditTable(result: AuditResult, components: string[]): str
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] as string).length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] as number)).join("  ");
   const lines = [
-    `audit ${result.env}  n=${result.n}  seed=${result.seed}  split=${result.split}`,
+    `audit ${result.env}  n=${result.n}${result.trials > 1 ? `  trials=${result.trials}` : ""}  seed=${result.seed}  split=${result.split}`,
     line(header),
     line(widths.map((width) => "-".repeat(width))),
     ...rows.map(line),

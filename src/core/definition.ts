@@ -18,6 +18,7 @@ export interface PolicySummary {
   mean: number;
   ci_low: number;
   ci_high: number;
+  /** Episodes played (tasks × trials); the CI is over tasks. */
   n: number;
   /** Episodes whose reward total is null (reward error or errored episode); any makes the audit fail. */
   unscored: number;
