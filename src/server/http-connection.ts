@@ -326,11 +326,11 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         }
         if (taken.plain) {
           // A client sends one Host on every request: it is judged when it changes.
-          const host = taken.hostStart < 0 ? NOTHING : data.subarray(taken.hostStart, taken.hostEnd);
+          const { hostStart, hostEnd } = taken;
           let refusal: CallAnswer | undefined;
-          if (taken.origin !== undefined || !holdsBytes(host, 0, host.length, lastHost)) {
-            refusal = options.checkPlace(taken.hostStart < 0 ? undefined : host.toString("latin1"), taken.origin);
-            if (!refusal && taken.origin === undefined) lastHost = Buffer.from(host);
+          if (taken.origin !== undefined || !holdsBytes(data, hostStart, hostEnd, lastHost)) {
+            refusal = options.checkPlace(hostStart < 0 ? undefined : data.toString("latin1", hostStart, hostEnd), taken.origin);
+            if (!refusal && taken.origin === undefined && hostStart >= 0) lastHost = Buffer.from(data.subarray(hostStart, hostEnd));
           }
           if (refusal) {
             answer(refusal, taken.close);

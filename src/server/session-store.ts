@@ -113,6 +113,10 @@ function badRequest(code: string, message: string, status = 400): ServerError {
   return new ServerError({ code, message, status });
 }
 
+function toolFailed(envId: string, name: string, error: unknown): ServerError {
+  return badRequest("TOOL_FAILED", `${envId}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
+}
+
 function checkInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
@@ -334,22 +338,23 @@ export class SessionStore {
     // trainer that keeps calling (TRL's tool loop has no limit by default) must not earn reward in training
     // for what an evaluation of the same policy cuts off.
     if (!session.driver.beginTurn() && !session.driver.done) session.driver.end("max_turns");
-    const failed = (error: unknown) =>
-      badRequest("TOOL_FAILED", `${session.env.id}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
+    // Made only when a tool throws: this runs for every call.
+    const failed = toolFailed;
     let result;
     try {
       // A tool answered with I/O (a simulated user's reply) first; every other call synchronously.
-      const pending = session.driver.callAsync({ name, arguments: args ?? {} });
+      // Asked only of episodes that have such tools: this runs for every call, and the call object is not free.
+      const pending = session.driver.episode.callAsync ? session.driver.callAsync({ name, arguments: args ?? {} }) : undefined;
       if (pending)
         return pending.then(
           (answer) => this.outcome(session, answer),
           (error: unknown) => {
-            throw failed(error);
+            throw failed(session.env.id, name, error);
           },
         );
       result = session.driver.call({ name, arguments: args ?? {} });
     } catch (error) {
-      throw failed(error);
+      throw failed(session.env.id, name, error);
     }
     return this.outcome(session, result);
   }
