@@ -1,12 +1,8 @@
 import type { JsonValue } from "../../core/index.ts";
 import type { Tau2Message } from "./types.ts";
 
-/**
- * A simulation's messages in the JSON shape of tau2's `results.json` (`SimulationRun.messages`): every
- * field tau2's message models dump, `turn_idx` the message's position, and null where toolgym has no
- * value (cost, raw provider data: not computed, never 0).
- */
-const PARTICIPANT_FIELDS = {
+/** The fields tau2's participant messages dump that toolgym has no value for (voice, chunking), at tau2's defaults. */
+export const PARTICIPANT_FIELDS = {
   audio_format: null,
   audio_path: null,
   audio_script_gold: null,
@@ -21,6 +17,11 @@ const PARTICIPANT_FIELDS = {
   contains_speech: true,
 };
 
+/**
+ * A simulation's messages in the JSON shape of tau2's `results.json` (`SimulationRun.messages`): every
+ * field tau2's message models dump, `turn_idx` the message's position, and null where toolgym has no
+ * value (cost, raw provider data: not computed, never 0).
+ */
 export function tau2MessagesJson(trajectory: readonly Tau2Message[]): JsonValue[] {
   return trajectory.map((message, position): JsonValue => {
     const timestamp = message.timestamp ?? null;

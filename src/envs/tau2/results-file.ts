@@ -3,6 +3,7 @@ import { DataError, type ExportEpisode, type ExportRun, type JsonValue, type Run
 import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
 import { readAsset } from "./data.ts";
 import { findTask, getDomain } from "./domains.ts";
+import { PARTICIPANT_FIELDS } from "./record.ts";
 import { EVALUATION_ERROR } from "./summary.ts";
 import type { Tau2Task } from "./types.ts";
 
@@ -14,21 +15,6 @@ import type { Tau2Task } from "./types.ts";
  * ASCII escapes, float repr, no final newline. What toolgym does not know is null (costs, provider data).
  */
 type Row = Record<string, JsonValue>;
-
-const PARTICIPANT_DEFAULTS: Row = {
-  audio_format: null,
-  audio_path: null,
-  audio_script_gold: null,
-  speech_effects: null,
-  source_effects: null,
-  channel_effects: null,
-  turn_taking_action: null,
-  utterance_ids: null,
-  chunk_id: null,
-  is_final_chunk: true,
-  source: null,
-  contains_speech: true,
-};
 
 const asRow = (value: unknown): Row => (value && typeof value === "object" && !Array.isArray(value) ? (value as Row) : {});
 const orNull = (value: unknown): JsonValue => (value === undefined ? null : (value as JsonValue));
@@ -69,7 +55,7 @@ function historyMessage(message: Row, now: string): Row {
     usage: orNull(message.usage),
     raw_data: orNull(message.raw_data),
     generation_time_seconds: float(message.generation_time_seconds),
-    ...PARTICIPANT_DEFAULTS,
+    ...PARTICIPANT_FIELDS,
   };
 }
 
