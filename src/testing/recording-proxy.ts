@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface RecordedExchange {
@@ -13,6 +13,30 @@ export interface RecordingProxy {
   server: Server;
   exchanges: RecordedExchange[];
   close(): Promise<void>;
+}
+
+/**
+ * One request on a fresh connection: a pooled keep-alive socket that the upstream (uvicorn closes idle ones
+ * after 5 s) shuts while it is being reused would fail the request for a reason the tests are not about.
+ */
+function forward(url: string, method: string, contentType: string, body: string): Promise<{ status: number; contentType: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method, agent: false, headers: { "content-type": contentType, connection: "close" } }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+      incoming.on("error", reject);
+      incoming.on("end", () =>
+        resolve({
+          status: incoming.statusCode ?? 502,
+          contentType: String(incoming.headers["content-type"] ?? "application/json"),
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+    });
+    outgoing.on("error", reject);
+    if (method !== "GET" && method !== "HEAD") outgoing.write(body);
+    outgoing.end();
+  });
 }
 
 /**
@@ -34,16 +58,13 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
     request.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8");
       try {
-        const reply = await fetch(`${upstream}${request.url ?? ""}`, {
-          method: request.method,
-          headers: { "content-type": String(request.headers["content-type"] ?? "application/json") },
-          ...(request.method === "GET" || request.method === "HEAD" ? {} : { body }),
-        });
-        const text = await reply.text();
-        exchanges.push({ path: request.url ?? "", status: reply.status, request: parse(body), response: parse(text) });
-        response.writeHead(reply.status, { "content-type": reply.headers.get("content-type") ?? "application/json" }).end(text);
+        const reply = await forward(`${upstream}${request.url ?? ""}`, request.method ?? "GET", String(request.headers["content-type"] ?? "application/json"), body);
+        exchanges.push({ path: request.url ?? "", status: reply.status, request: parse(body), response: parse(reply.text) });
+        response.writeHead(reply.status, { "content-type": reply.contentType }).end(reply.text);
       } catch (error) {
-        exchanges.push({ path: request.url ?? "", status: 502, request: parse(body), response: String(error) });
+        const cause = (error as { cause?: unknown }).cause;
+        const message = `${String(error)}${cause ? ` (${String(cause)})` : ""}`;
+        exchanges.push({ path: request.url ?? "", status: 502, request: parse(body), response: message });
         response.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `proxy: ${String(error)}` } }));
       }
     });
