@@ -12,102 +12,10 @@ import {
 } from "../core/index.ts";
 import { EpisodeDriver, type CallOutcome as DriverOutcome } from "../rollout/episode-driver.ts";
 import { withoutFileText } from "./external-config.ts";
+import { SessionQuota } from "./session-quota.ts";
+import type { CallOutcome, EnvCounters, RewardOutcome, ServerCounters, Session, SessionAddress, SessionStoreOptions, SharedTask } from "./session-types.ts";
 
-/** Where a session's task comes from; the same address always rebuilds the same task. */
-export interface SessionAddress {
-  env: string;
-  split?: string;
-  seed?: number;
-  index?: number;
-  /** An object, or JSON text (dataset rows carry the config as a string). */
-  config?: unknown;
-  /** The episode's turn limit instead of the environment's own for the task (as `toolgym eval --max-turns`). */
-  max_turns?: number;
-}
-
-export interface Session {
-  id: string;
-  env: AnyEnvironment;
-  split: string;
-  seed: number;
-  index: number;
-  /** The same episode driver `runEpisode` uses; the trainer plays the agent. */
-  driver: EpisodeDriver;
-  maxTurns: number;
-  calls: number;
-  lastUsed: number;
-  /** The last tool call's sequence number and what it answered (an outcome or the error it threw), for retries. */
-  lastSequence: number;
-  lastReply?: CallOutcome | ServerError | Promise<CallOutcome>;
-  /** A call answered asynchronously (a simulated user's reply) that has not finished; the next waits for it. */
-  pending?: Promise<CallOutcome>;
-  /** What happened before the agent's first turn (a simulated user's first message), once `openConversation` has run. */
-  opening?: Message[];
-  /** Its environment's entry in the store's `counters.byEnv`, kept here so a call does not look it up. */
-  envCounters: EnvCounters;
-  /** Its task's entry in the store's shared tasks. */
-  task: SharedTask;
-  /** The client that opened it (its token), for the per-client quota. */
-  client: string;
-}
-
-/** A task and how many open sessions play it. */
-interface SharedTask {
-  key: string;
-  task: unknown;
-  sessions: number;
-}
-
-export interface SessionStoreOptions {
-  environments: Record<string, AnyEnvironment>;
-  /** Refuse new sessions beyond this many open ones (429 MAX_SESSIONS). */
-  maxSessions: number;
-  /** Refuse a client's new sessions beyond this many of its own (429 CLIENT_SESSIONS); default maxSessions. */
-  maxSessionsPerClient?: number;
-  /** Sessions unused for this long are closed by `reapIdle`. */
-  idleMilliseconds: number;
-  /** Prepended to every session id; `toolgym serve --workers` routes requests to the worker named by it. */
-  idPrefix?: string;
-  now?: () => number;
-}
-
-export interface EnvCounters {
-  sessions: number;
-  toolCalls: number;
-  toolErrors: number;
-  rewards: number;
-  rewardSum: number;
-}
-
-/** Server-side counters; tests and `GET /stats` read them to prove what went through the server. */
-export interface ServerCounters {
-  sessionsCreated: number;
-  sessionsClosed: number;
-  sessionsReaped: number;
-  toolCalls: number;
-  toolErrors: number;
-  /** Tool calls answered from the stored reply because their sequence number repeated (a client retry). */
-  repeatedCalls: number;
-  rewards: number;
-  byEnv: Record<string, EnvCounters>;
-}
-
-export interface CallOutcome {
-  content: string;
-  is_error: boolean;
-  error_kind?: string;
-  done: boolean;
-  calls: number;
-}
-
-export interface RewardOutcome extends RewardBreakdown {
-  done: boolean;
-  /** How the episode ended (or the caller's `ended_by`); null while it is still running. */
-  ended_by: TerminationReason | null;
-  /** The ending the reward was computed for: `ended_by`, or `no_tool_call` (the agent stopping now) for a running episode. */
-  scored_as: TerminationReason;
-  calls: number;
-}
+export type { CallOutcome, EnvCounters, RewardOutcome, ServerCounters, Session, SessionAddress, SessionStoreOptions } from "./session-types.ts";
 
 function badRequest(code: string, message: string, status = 400): ServerError {
   return new ServerError({ code, message, status });
@@ -148,8 +56,7 @@ export class SessionStore {
    */
   private sessions: Record<string, Session> = Object.create(null) as Record<string, Session>;
   private count = 0;
-  /** Open sessions by client. */
-  private byClient = new Map<string, number>();
+  private readonly quota: SessionQuota;
   /**
    * The tasks of open sessions by address (environment, split, seed, index, config). A GRPO trainer opens a
    * group of sessions on one prompt at once; they share one task, so the group generates it once and its
@@ -163,6 +70,7 @@ export class SessionStore {
   constructor(options: SessionStoreOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
+    this.quota = new SessionQuota(options.maxSessions, options.maxSessionsPerClient);
   }
 
   get size(): number {
@@ -182,21 +90,7 @@ export class SessionStore {
 
   /** Throws the 429 a new session of `client` would get now (checked again when it is created). */
   checkQuota(client: string): void {
-    const perClient = this.options.maxSessionsPerClient;
-    if (perClient !== undefined && (this.byClient.get(client) ?? 0) >= perClient) {
-      throw badRequest(
-        "CLIENT_SESSIONS",
-        `this client already holds ${perClient} sessions (--max-sessions-per-client ${perClient}); close finished sessions, or give each trainer its own token`,
-        429,
-      );
-    }
-    if (this.count >= this.options.maxSessions) {
-      throw badRequest(
-        "MAX_SESSIONS",
-        `the server already holds ${this.count} sessions (--max-sessions ${this.options.maxSessions}); close finished sessions or restart 'toolgym serve' with a larger --max-sessions`,
-        429,
-      );
-    }
+    this.quota.check(client, this.count);
   }
 
   create(address: SessionAddress, client = "anonymous"): Session {
@@ -247,7 +141,7 @@ export class SessionStore {
     };
     this.sessions[session.id] = session;
     this.count++;
-    this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
+    this.quota.add(client);
     this.counters.sessionsCreated++;
     session.envCounters.sessions++;
     return session;
@@ -415,9 +309,7 @@ export class SessionStore {
   private remove(session: Session): void {
     delete this.sessions[session.id];
     this.count--;
-    const held = (this.byClient.get(session.client) ?? 1) - 1;
-    if (held === 0) this.byClient.delete(session.client);
-    else this.byClient.set(session.client, held);
+    this.quota.remove(session.client);
     if (--session.task.sessions === 0) delete this.tasks[session.task.key];
   }
 
@@ -439,7 +331,7 @@ export class SessionStore {
     this.sessions = Object.create(null) as Record<string, Session>;
     this.tasks = Object.create(null) as Record<string, SharedTask>;
     this.count = 0;
-    this.byClient.clear();
+    this.quota.clear();
   }
 
   private envCounters(envId: string): EnvCounters {
