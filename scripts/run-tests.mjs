@@ -1,10 +1,11 @@
-// `npm test`: installs what the tests need when it is missing (the Python venv, Debian chromium), type-checks,
+// `npm test`: installs what the tests need when it is missing (the Python venv, Debian chromium), type-checks
+// while it builds the tiny models several tests share (test/support/prepare.ts),
 // then runs every *.test.ts under src/ and test/ with node's test runner. The run fails when any test fails,
 // is skipped or todo, or prints to stdout (scripts/test-guard-reporter.mjs).
 //
 // `npm run test:unit`: the fast tier for development: no setup, no type check, and no test that needs
 // Python or Chromium. Either form takes substrings of test paths to run a subset: `npm test -- babyai`.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +46,15 @@ function needsIntegrations(file) {
   return /\brequirePython\(|\bwithWatchedPage\(|\brequireChromium\(/.test(readFileSync(file, "utf8"));
 }
 
+const files = [...findTests("src"), ...findTests("test")]
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
+  .filter((file) => !unitOnly || !needsIntegrations(file))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test file matches ${filter.join(", ")}`);
+  process.exit(1);
+}
+
 if (!unitOnly) {
   // Both steps are idempotent and quick when everything is already installed.
   step("python venv (scripts/setup-python.sh)", "bash", ["scripts/setup-python.sh"]);
@@ -53,16 +63,16 @@ if (!unitOnly) {
     step("apt-get update (for chromium)", "apt-get", ["update", "-qq"], { env });
     step("apt-get install chromium", "apt-get", ["install", "-y", "-qq", "chromium"], { env });
   }
+  // The tiny models several test files share are built once, on the core the type check leaves idle.
+  const shared = files.some((file) => /\btinyQwen3Dir\(/.test(readFileSync(file, "utf8")));
+  const preparing = shared ? spawn(process.execPath, ["--import", "tsx", "test/support/prepare.ts"], { stdio: "inherit" }) : undefined;
+  const prepared = preparing && new Promise((done) => preparing.once("close", (code) => done(code)));
+  if (preparing) console.log("== shared test models (test/support/prepare.ts), beside the type check");
   step("type check", "npx", ["tsc", "--noEmit", "-p", "tsconfig.json"]);
-}
-
-const files = [...findTests("src"), ...findTests("test")]
-  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
-  .filter((file) => !unitOnly || !needsIntegrations(file))
-  .sort();
-if (files.length === 0) {
-  console.error(`no test file matches ${filter.join(", ")}`);
-  process.exit(1);
+  if (prepared && (await prepared) !== 0) {
+    console.error("shared test models failed (test/support/prepare.ts)");
+    process.exit(1);
+  }
 }
 
 const guardDirectory = mkdtempSync(join(tmpdir(), "toolgym-test-guard-"));

@@ -57,7 +57,7 @@ describe("toolgym eval against transformers serve (tiny Qwen3 fine-tuned to call
   let proxy: RecordingProxy;
   let out: string;
   before(async () => {
-    modelDir = tinyQwen3Dir(requirePython());
+    modelDir = tinyQwen3Dir(requirePython(), { toolCallSft: true });
     serve = await startTransformersServe(requirePython(), modelDir);
     proxy = await startRecordingProxy(serve.url);
     out = mkdtempSync(join(tmpdir(), "toolgym-eval-serve-"));

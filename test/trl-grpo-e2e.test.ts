@@ -6,11 +6,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { requirePython } from "./support/qwen3.ts";
+import { tinyQwen3Dir } from "./support/tiny-qwen3.ts";
 
 /**
- * The seed pipeline in miniature, on CPU: a tiny random Qwen3 (real tokenizer and chat template), a short
- * SFT on oracle trajectories from `toolgym eval`, then GRPO with TRL's `environment_factory` against
- * `toolgym serve` (a child process on a free loopback port), with TRL's own tool loop calling our tools.
+ * The seed pipeline in miniature, on CPU: the shared tiny Qwen3 taught to emit tool calls (real tokenizer and
+ * chat template; test/support/tiny-qwen3.ts), a short SFT on oracle trajectories from `toolgym eval`, then
+ * GRPO with TRL's `environment_factory` against `toolgym serve` (a child process on a free loopback port),
+ * with TRL's own tool loop calling our tools.
  */
 const root = resolve(import.meta.dirname, "..");
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -66,31 +68,29 @@ describe("TRL GRPO end to end on CPU against toolgym serve", () => {
       server = spawn(process.execPath, [join(root, "bin/toolgym.js"), "serve", "--port", String(port)], { cwd: root, stdio: "ignore" });
       const env = "mock";
       const toolgym = (...args: string[]) => run(process.execPath, [join(root, "bin/toolgym.js"), ...args]);
-      const [, , created] = await Promise.all([
+      const base = tinyQwen3Dir(python, { toolCallSft: true });
+      await Promise.all([
         toolgym("eval", "--env", env, "--agent", "oracle", "--split", "train", "--seed", "1", "--n", "4", "--out", join(work, "oracle"), "--quiet"),
         toolgym("dataset", env, "--split", "train", "--seed", "2", "--n", "8", "--out", join(work, "prompts.parquet")),
-        run(python, [join(root, "scripts/make-tiny-qwen3.py"), join(work, "base"), "--tool-call-sft"]),
       ]);
-      assert.equal(lastJson(created).toolCallSft, true);
+      // Generous: a loaded CI machine starts node slowly; the server's exit ends the wait at once.
       let tools: Json | undefined;
-      for (let attempt = 0; attempt < 600 && !tools; attempt++) {
+      for (const deadline = Date.now() + 180_000; !tools && Date.now() < deadline && server.exitCode === null;) {
         tools = await fetch(`${url}/envs/${env}`).then(
           (response) => response.json() as Promise<Json>,
           () => undefined,
         );
         if (!tools) await new Promise((done) => setTimeout(done, 100));
       }
-      assert.ok(tools, "toolgym serve answered");
+      assert.ok(tools, `toolgym serve answered (exit code ${server.exitCode})`);
 
       // SFT: pretokenized rows (the `toolgym sft` format) from the oracle trajectories, trained by train_sft.py.
-      const rows = lastJson(
-        await run(python, [join(root, "python/tests/oracle_sft_rows.py"), join(work, "oracle"), url, env, join(work, "base"), join(work, "sft.jsonl")]),
-      );
+      const rows = lastJson(await run(python, [join(root, "python/tests/oracle_sft_rows.py"), join(work, "oracle"), url, env, base, join(work, "sft.jsonl")]));
       assert.equal(rows.rows, 8, "two assistant turns per oracle trajectory");
       await run(python, [
         join(root, "python/train_sft.py"),
         "--model",
-        join(work, "base"),
+        base,
         "--dataset",
         join(work, "sft.jsonl"),
         "--output-dir",

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def adapter(url: str, rows_path: str, gold_path: str) -> dict:
@@ -51,12 +52,10 @@ def adapter(url: str, rows_path: str, gold_path: str) -> dict:
 
 
 def grpo(url: str, rows_path: str, model_dir: str, output: str) -> dict:
-    import torch
-    from datasets import load_dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import GRPOConfig, GRPOTrainer
+    from transformers import AutoTokenizer
 
     import toolgym_trl
+    from grpo_trainer import cpu_grpo_trainer
 
     env_id = json.loads(Path(rows_path).read_text().splitlines()[0])["env"]
     seen: list = []
@@ -67,35 +66,22 @@ def grpo(url: str, rows_path: str, model_dir: str, output: str) -> dict:
             seen.append({"messages": completion, "reward": environment.get_reward(), "calls": environment.calls})
         return [None] * len(completions or [])
 
-    torch.manual_seed(0)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     toolgym_trl.render_environment_schemas(tokenizer)
-    config = GRPOConfig(
-        output_dir=output,
+    trainer = cpu_grpo_trainer(
+        model_dir,
+        rows_path,
+        output,
+        toolgym_trl.environment_factory(url, env=env_id),
+        reward_funcs=[record],
+        processing_class=tokenizer,
         max_steps=2,
         per_device_train_batch_size=4,
-        gradient_accumulation_steps=1,
         num_generations=4,
         temperature=1.0,
         max_completion_length=160,
         max_tool_calling_iterations=4,
         learning_rate=1e-4,
-        beta=0.0,
-        use_cpu=True,
-        use_vllm=False,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        chat_template_kwargs={"enable_thinking": False},
-        seed=0,
-    )
-    trainer = GRPOTrainer(
-        model=AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32),
-        reward_funcs=[record],
-        args=config,
-        train_dataset=load_dataset("json", data_files=rows_path, split="train"),
-        processing_class=tokenizer,
-        environment_factory=toolgym_trl.environment_factory(url, env=env_id),
     )
     trainer.train()
     return {"completions": seen, "log_history": trainer.state.log_history}
