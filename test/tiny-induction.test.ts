@@ -25,15 +25,22 @@ tokens = module.ordinary_tokens(AutoTokenizer.from_pretrained(sys.argv[2]))
 print(json.dumps({"input_ids": input_ids.tolist(), "labels": labels.tolist(), "ordinary": [len(tokens), min(tokens), max(tokens)]}))
 `;
 
+// The schedule does not depend on the vocabulary, but the cost of a step does (Qwen3's 151,936-row output head
+// is most of it): the model trains on the script's own small domain tokenizer, built from a few sentences.
 const SCHEDULE = `
-import importlib.util, json, sys, torch
+import importlib.util, json, pathlib, sys, tempfile, torch
 from transformers import AutoTokenizer, Qwen3Config, Qwen3ForCausalLM
 spec = importlib.util.spec_from_file_location("make_tiny", sys.argv[1])
 module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
-tokenizer = AutoTokenizer.from_pretrained(sys.argv[2])
+with tempfile.TemporaryDirectory() as directory:
+    out = pathlib.Path(directory)
+    module.copy_tokenizer(out)
+    module.train_domain_tokenizer(out, ["What is the value of key 'kalo'? Call lookup, then finish with the value."] * 4, 512, 1)
+    tokenizer = AutoTokenizer.from_pretrained(out)
+vocab_size = -(-len(tokenizer) // 64) * 64
 torch.manual_seed(0)
 def tiny():
-    return Qwen3ForCausalLM(Qwen3Config(vocab_size=151936, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, head_dim=8))
+    return Qwen3ForCausalLM(Qwen3Config(vocab_size=vocab_size, hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1, head_dim=8))
 rates = []
 real_step = torch.optim.lr_scheduler.LambdaLR.step
 def spy(self, *args, **kwargs):
@@ -87,7 +94,7 @@ describe("make-tiny-qwen3.py copying batches", () => {
 
   it("ends the constant-rate phase at the target accuracy, then decays for a fifth as many steps (at least 50)", () => {
     const python = requirePython();
-    const result = spawnSync(python, ["-c", SCHEDULE, resolve(ROOT, "scripts/make-tiny-qwen3.py"), qwen3TokenizerDir()], { encoding: "utf8" });
+    const result = spawnSync(python, ["-c", SCHEDULE, resolve(ROOT, "scripts/make-tiny-qwen3.py")], { encoding: "utf8" });
     assert.equal(result.status, 0, result.stderr);
     // Target 0 is met as soon as 50 steps of accuracy exist: step 50, then max(50, 50 / 5) = 50 decay steps.
     assert.deepEqual(JSON.parse(result.stdout.trim().split("\n").at(-1)!), { steps: 100, rate: 0 });
