@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AssistantMessage, JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
-import type { ToolResult, ToolSpec } from "./tools.ts";
+import type { ArgumentValidator, RejectedCall, ToolResult, ToolSpec } from "./tools.ts";
 import type { AuditSpec, BreakdownSpec, FailureSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
 
 /**
@@ -26,8 +26,25 @@ export interface Episode {
   readonly messages: Message[];
   /** Tool schemas offered to the agent (empty for pure text protocols). */
   readonly tools: ToolSpec[];
-  /** Executes one tool call. `args` is the parsed JSON arguments (any shape; validated here). */
+  /**
+   * Executes one tool call that the episode driver accepted: a tool of `validators`, with the arguments its
+   * validator returned (typed as the tool's schema types them), so a tool never checks their shape again.
+   * Under the `environment` argument policy (`EnvironmentDefinition.argumentPolicy`), every call, with the
+   * parsed JSON arguments as the model sent them.
+   */
   call(name: string, args: unknown): ToolResult;
+  /**
+   * One argument check per tool of `tools`, run by the episode driver before `call` (the `validate` argument
+   * policy, the default). Absent: the episode takes no tool calls (a text protocol), and the driver refuses
+   * every call as an unknown tool.
+   */
+  readonly validators?: ReadonlyMap<string, ArgumentValidator>;
+  /**
+   * Optional: a call the driver refused (unknown tool, invalid arguments), already counted as a format error.
+   * For rules where every call costs something (BabyAI after BALROG: a step with the default action;
+   * search_plan: the call budget). Returns the episode's own answer, or undefined for the driver's.
+   */
+  rejected?(call: RejectedCall): ToolResult | undefined;
   /**
    * Handles one plain-text reply. Text protocol: every reply. Tools protocol: a reply without tool calls
    * comes here only when `conversational` is true (a partner such as a simulated user answers it,
@@ -70,10 +87,13 @@ export interface Episode {
   readonly conversational?: boolean;
   /** True when the environment cut the episode short (its own step limit) rather than it finishing. */
   readonly truncated?: boolean;
-  /** Reward breakdown of the episode as it stands; `formatErrors` is the rollout loop's count (malformed JSON included). */
+  /**
+   * Reward breakdown of the episode as it stands. `formatErrors` is the episode driver's ledger, the one count of
+   * format errors (malformed JSON, unknown tools, invalid arguments, replies without a tool call...).
+   */
   reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown | Promise<RewardBreakdown>;
-  /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...). */
-  diagnostics?(): Record<string, JsonValue>;
+  /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...); `formatErrors` is the driver's ledger, as for `reward`. */
+  diagnostics?(ledger?: { formatErrors: number }): Record<string, JsonValue>;
 }
 
 /** What the agent sees after its whole message (`Episode.respond`). */
@@ -93,6 +113,15 @@ export interface EpisodeResponse {
 export type TerminationReason = "finished" | "truncated" | "max_turns" | "no_tool_call" | "errored";
 
 export const TERMINATION_REASONS: readonly TerminationReason[] = ["finished", "truncated", "max_turns", "no_tool_call", "errored"];
+
+/**
+ * Who checks a tool call's arguments. `validate` (the default): the episode driver, with the episode's
+ * `validators`, before `call` runs; refusals are answered and counted as format errors there, once.
+ * `environment`: the driver hands every call to `call` with the arguments as parsed, and the environment
+ * answers bad ones as its benchmark does (tau2: pydantic's coercion and Python's TypeError texts, which are
+ * part of the conversation tau2 grades); an answer with `errorKind: "invalid_arguments"` is still counted.
+ */
+export type ArgumentPolicy = "validate" | "environment";
 
 /**
  * Which repetition of a task an episode is (`toolgym eval --num-trials`) and the seed that repetition runs
@@ -116,6 +145,8 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   defaultSplit: string;
   /** zod schema with defaults; unknown keys are rejected. */
   configSchema: z.ZodType<Config>;
+  /** Who checks tool-call arguments (see `ArgumentPolicy`); default `validate`. */
+  argumentPolicy?: ArgumentPolicy;
   /** Default maximum number of agent turns for this environment (may depend on the task). */
   maxTurns(task: Task): number;
   /**

@@ -22,6 +22,21 @@ export interface ToolResult {
   done: boolean;
 }
 
+/** What checking one call's arguments gives: the arguments typed as the tool takes them, or what is wrong, in a sentence for the model. */
+export type ArgumentCheck = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** One tool's argument check, made once per tool (a zod schema's `safeParse`, or a hand-written check where the bench shows it pays). */
+export type ArgumentValidator = (args: unknown) => ArgumentCheck;
+
+/** A call the episode driver refused before the episode saw it: an unknown tool, or arguments its validator rejected. */
+export interface RejectedCall {
+  errorKind: "unknown_tool" | "invalid_arguments";
+  /** The readable sentence the driver answers the model with (unless the episode answers in its own words). */
+  message: string;
+  name: string;
+  args: unknown;
+}
+
 export function defineTool(spec: { name: string; description: string; parameters: JsonSchema }): ToolSpec {
   return { type: "function", function: { name: spec.name, description: spec.description, parameters: spec.parameters } };
 }

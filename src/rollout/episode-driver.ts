@@ -1,6 +1,8 @@
 import {
   TRAJECTORY_SCHEMA_VERSION,
+  toolError,
   type AnyEnvironment,
+  type ArgumentValidator,
   type AssistantMessage,
   type Episode,
   type EpisodeContext,
@@ -9,6 +11,7 @@ import {
   type FormatError,
   type JsonValue,
   type Message,
+  type RejectedCall,
   type RewardBreakdown,
   type StepRecord,
   type TerminationReason,
@@ -16,7 +19,7 @@ import {
   type ToolResult,
   type Trajectory,
 } from "../core/index.ts";
-import { parseToolArguments } from "./parse-arguments.ts";
+import { callArguments, parseToolArguments } from "./parse-arguments.ts";
 
 export interface EpisodeAddress {
   env: AnyEnvironment;
@@ -51,11 +54,15 @@ export interface CallOutcome {
 const AFTER_FINISH = JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" });
 const afterTurnLimit = (limit: number) => JSON.stringify({ ok: false, error: `the episode reached its limit of ${limit} turns; this call was not executed` });
 
+const NO_VALIDATORS: ReadonlyMap<string, ArgumentValidator> = new Map();
+
 /**
  * One episode's state and bookkeeping, shared by every way an episode is driven: `runEpisode` (an
  * agent in the loop) and the environment server's sessions (the trainer in the loop). Both execute
  * calls, count turns and format errors, end the episode and compute the reward here, so the reward
- * gets the same inputs whoever drives it.
+ * gets the same inputs whoever drives it. The driver owns tool calls: it parses the arguments, looks
+ * the tool up, checks the arguments with the episode's validator and keeps the one format-error ledger;
+ * the episode runs only calls that passed (unless its environment's argument policy is its own).
  */
 export class EpisodeDriver {
   readonly env: AnyEnvironment;
@@ -71,6 +78,10 @@ export class EpisodeDriver {
   private readonly transcript: boolean;
   private ended: TerminationReason | undefined;
   private readonly toolNames: Set<string>;
+  /** The environment answers bad arguments itself (`argumentPolicy: "environment"`). */
+  private readonly ownArguments: boolean;
+  private readonly validators: ReadonlyMap<string, ArgumentValidator>;
+  private toolList: string | undefined;
 
   constructor(address: EpisodeAddress) {
     const { env, split, seed, index, config } = address;
@@ -82,6 +93,12 @@ export class EpisodeDriver {
     this.messages = [...this.episode.messages];
     this.transcript = address.transcript ?? true;
     this.toolNames = new Set(this.episode.tools.map((tool) => tool.function.name));
+    this.ownArguments = env.argumentPolicy === "environment";
+    this.validators = this.episode.validators ?? NO_VALIDATORS;
+    if (!this.ownArguments && this.episode.protocol === "tools" && !this.episode.validators && this.episode.tools.length > 0)
+      throw new Error(
+        `${env.id}: its episodes offer tools but no argument validators; give them validators (createToolbox) or declare argumentPolicy "environment"`,
+      );
   }
 
   /** True once the environment says the episode is over or the driver ended it. */
@@ -123,10 +140,7 @@ export class EpisodeDriver {
     const name = call.name;
     let outcome: CallOutcome;
     let argumentsValue: JsonValue;
-    const parsed =
-      typeof call.arguments === "string" || call.arguments === undefined
-        ? parseToolArguments(call.arguments)
-        : { ok: true as const, value: call.arguments as JsonValue };
+    const parsed = callArguments(call.arguments);
     if (this.done) {
       outcome =
         this.termination === "max_turns"
@@ -140,29 +154,58 @@ export class EpisodeDriver {
       argumentsValue = String(call.arguments ?? "");
     } else {
       argumentsValue = parsed.value;
-      if (!this.toolNames.has(name)) this.formatErrors.push({ kind: "unknown_tool", message: `unknown tool '${name}'` });
-      outcome = this.outcome(this.episode.call(name, parsed.value));
+      outcome = this.outcome(this.execute(name, parsed.value));
     }
     return this.recordCall(call, argumentsValue, outcome);
   }
 
+  /** Looks the tool up and checks the arguments (the driver's policy), then runs the call or answers the refusal. */
+  private execute(name: string, args: unknown): ToolResult {
+    if (this.ownArguments) {
+      if (!this.toolNames.has(name)) this.formatErrors.push({ kind: "unknown_tool", message: `unknown tool '${name}'` });
+      return this.answered(this.episode.call(name, args));
+    }
+    const validator = this.validators.get(name);
+    if (validator === undefined) {
+      this.toolList ??= this.episode.tools.map((tool) => tool.function.name).join(", ");
+      return this.refuse({ errorKind: "unknown_tool", message: `unknown tool '${name}'; available tools: ${this.toolList}`, name, args });
+    }
+    const checked = validator(args);
+    if (!checked.ok) return this.refuse({ errorKind: "invalid_arguments", message: checked.message, name, args });
+    return this.answered(this.episode.call(name, checked.value));
+  }
+
+  /** A call refused before the episode ran it: one format error, the episode's own answer if it has one. */
+  private refuse(call: RejectedCall): ToolResult {
+    this.formatErrors.push({ kind: call.errorKind, message: call.message });
+    return this.episode.rejected?.(call) ?? toolError(call.errorKind, call.message);
+  }
+
+  /** An environment that finds arguments invalid only with its state (a rule across two of them) says so with the error kind. */
+  private answered(result: ToolResult): ToolResult {
+    if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
+    return result;
+  }
+
   /**
    * A call the episode answers asynchronously (`Episode.callAsync`: a simulated user's reply), with the
-   * bookkeeping of `call`; undefined for every call `call` runs.
+   * bookkeeping of `call`; undefined for every call `call` runs (a refused one included).
    */
   callAsync(call: { id?: string; name: string; arguments: unknown }): Promise<CallOutcome> | undefined {
     if (!this.episode.callAsync || this.done) return undefined;
-    const parsed =
-      typeof call.arguments === "string" || call.arguments === undefined
-        ? parseToolArguments(call.arguments)
-        : { ok: true as const, value: call.arguments as JsonValue };
+    const parsed = callArguments(call.arguments);
     if (!parsed.ok) return undefined;
-    const pending = this.episode.callAsync(call.name, parsed.value);
-    return pending?.then((result) => this.recordCall(call, parsed.value, this.outcome(result)));
+    let args: unknown = parsed.value;
+    if (!this.ownArguments) {
+      const checked = this.validators.get(call.name)?.(args);
+      if (!checked?.ok) return undefined;
+      args = checked.value;
+    }
+    const pending = this.episode.callAsync(call.name, args);
+    return pending?.then((result) => this.recordCall(call, parsed.value, this.outcome(this.answered(result))));
   }
 
   private outcome(result: ToolResult): CallOutcome {
-    if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
     return { content: result.content, isError: result.isError, ...(result.errorKind ? { errorKind: result.errorKind } : {}), done: this.done };
   }
 
@@ -262,7 +305,7 @@ export class EpisodeDriver {
       formatErrors: { count: this.formatErrors.length, byKind, list: this.formatErrors },
       errors: this.errors,
       usage: this.usage,
-      diagnostics: this.episode.diagnostics ? this.episode.diagnostics() : {},
+      diagnostics: this.episode.diagnostics ? this.episode.diagnostics({ formatErrors: this.formatErrors.length }) : {},
     };
   }
 }

@@ -134,7 +134,10 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
     it("answers nonsense with error results, never a throw, and its done flag matches the episode's", async () => {
       const episode = env.start(task(1, 0));
       if (episode.protocol === "tools") {
-        const name = episode.tools[0]?.function.name ?? "x";
+        // Through the episode driver, which owns tool calls: lookup, argument checks and the format-error ledger.
+        const { EpisodeDriver } = await import("../rollout/episode-driver.ts");
+        const driver = new EpisodeDriver({ env, split: env.defaultSplit, seed: 1, index: 0, config, task: task(1, 0) });
+        const name = driver.episode.tools[0]?.function.name ?? "x";
         const junk: Array<[string, unknown]> = [
           ["no_such_tool", {}],
           ["", null],
@@ -142,11 +145,13 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
           [name, "string"],
         ];
         for (const [tool, args] of junk) {
-          const result = episode.call(tool, args);
+          const result = driver.call({ name: tool, arguments: args });
           isResult(result);
           assert.equal(result.isError, true, `${tool}(${JSON.stringify(args)}) is an error`);
-          assert.equal(Boolean(result.done), episode.done);
+          assert.equal(Boolean(result.done), driver.episode.done);
         }
+        // Each refused call is one format error (an environment with its own argument policy answers in its own terms).
+        if (env.argumentPolicy !== "environment") assert.equal(driver.formatErrors.length, junk.length, "each junk call counted once");
         return;
       }
       const reply = (episode.reply as NonNullable<Episode["reply"]>).bind(episode);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { toolError, toolResult } from "../../core/index.ts";
+import { toolResult, type ArgumentValidator } from "../../core/index.ts";
 import { createToolbox, defineTool } from "./toolbox.ts";
 
 interface Counter {
@@ -47,56 +47,26 @@ describe("toolbox: zod-defined tools", () => {
     assert.equal(toolbox.kind("add"), "write");
   });
 
-  it("validates once and runs the tool on valid arguments", () => {
+  it("runs the tool on the arguments its validator returned", () => {
     const state = { total: 0 };
-    assert.deepEqual(JSON.parse(toolbox.call(state, "add", { amount: 3 }).content), { total: 3 });
+    const checked = toolbox.validators.get("add")?.({ amount: 3 });
+    assert.deepEqual(checked, { ok: true, value: { amount: 3 } });
+    assert.deepEqual(JSON.parse(toolbox.run(state, "add", checked?.ok ? checked.value : undefined).content), { total: 3 });
     assert.equal(state.total, 3);
   });
 
-  it("answers bad arguments with one readable invalid_arguments error and changes nothing", () => {
-    const state = { total: 0 };
+  it("refuses bad arguments with one readable sentence, prototype member names included", () => {
+    const validate = toolbox.validators.get("add") as ArgumentValidator;
     const cases: Array<[unknown, string]> = [
       [{ amount: "3" }, "add: argument 'amount': expected number, got the string \"3\""],
       [{}, "add: missing required argument 'amount'"],
       [{ amount: 2, colour: "red" }, "add: unexpected argument 'colour'"],
       [{ amount: 11 }, "add: argument 'amount': Too big: expected number to be <=10, got the number 11"],
       [[1], "add: arguments: expected object, got an array"],
+      [JSON.parse('{"amount": 2, "__proto__": 1}'), "add: unexpected argument '__proto__'"],
+      [{ amount: 2, constructor: "x" }, "add: unexpected argument 'constructor'"],
     ];
-    for (const [args, message] of cases) {
-      const result = toolbox.call(state, "add", args);
-      assert.equal(result.isError, true);
-      assert.equal(result.errorKind, "invalid_arguments");
-      assert.deepEqual(JSON.parse(result.content), { ok: false, error: message });
-    }
-    assert.equal(state.total, 0);
-    const unknown = toolbox.call(state, "subtract", {});
-    assert.equal(unknown.errorKind, "unknown_tool");
-    assert.match(unknown.content, /available tools: add/);
-  });
-  it("lets an environment decide what a refused call does (BabyAI: it still costs a step)", () => {
-    const steps: string[] = [];
-    const costly = createToolbox<Counter>(
-      [
-        defineTool({
-          name: "add",
-          description: "Add one.",
-          kind: "write",
-          input: z.strictObject({}),
-          execute: (state) => toolResult({ total: ++state.total }),
-        }),
-      ],
-      {
-        rejected(state, call) {
-          steps.push(`${call.errorKind}:${call.name}:${JSON.stringify(call.args)}`);
-          state.total -= 1;
-          return toolError(call.errorKind, `penalised: ${call.message}`);
-        },
-      },
-    );
-    const state = { total: 0 };
-    assert.equal(costly.call(state, "add", { by: 2 }).content, JSON.stringify({ ok: false, error: "penalised: add: unexpected argument 'by'" }));
-    assert.equal(costly.call(state, "sub", {}).errorKind, "unknown_tool");
-    assert.deepEqual(steps, ['invalid_arguments:add:{"by":2}', "unknown_tool:sub:{}"]);
-    assert.equal(state.total, -2);
+    for (const [args, message] of cases) assert.deepEqual(validate(args), { ok: false, message }, JSON.stringify(args));
+    assert.equal(toolbox.validators.has("subtract"), false);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toolError, type JsonSchema, type ToolKind, type ToolResult, type ToolSpec } from "../../core/index.ts";
+import type { ArgumentValidator, JsonSchema, ToolKind, ToolResult, ToolSpec } from "../../core/index.ts";
 
 /**
  * A tool as an environment defines it: a zod schema for its arguments and the code that runs it on the
@@ -61,52 +61,46 @@ export function describeIssues(toolName: string, issues: readonly z.core.$ZodIss
   return `${toolName}: ${parts.join("; ")}`;
 }
 
-/** The tools of an environment: their specs for the model and one validated way to call them. */
+/** A zod schema as the episode driver's check: the parsed (typed, defaulted) arguments, or one readable sentence. */
+export function zodValidator(toolName: string, input: z.ZodType): ArgumentValidator {
+  return (args) => {
+    const parsed = input.safeParse(args ?? {});
+    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: describeIssues(toolName, parsed.error.issues, args) };
+  };
+}
+
+/**
+ * The tools of an environment: their specs for the model, one argument check per tool for the episode
+ * driver (an episode's `validators`), and the way to run a call the driver accepted.
+ */
 export interface Toolbox<State> {
   readonly specs: ToolSpec[];
   readonly names: readonly string[];
+  readonly validators: ReadonlyMap<string, ArgumentValidator>;
   kind(name: string): ToolKind | undefined;
-  /** Validates the arguments once, here; a failure is a readable `invalid_arguments` tool error. */
-  call(state: State, name: string, args: unknown): ToolResult;
-}
-
-/** A call the toolbox refused before any tool ran: an unknown name or arguments that failed the schema. */
-export interface RejectedCall {
-  errorKind: "unknown_tool" | "invalid_arguments";
-  /** The readable sentence the default answer sends the model. */
-  message: string;
-  name: string;
-  args: unknown;
-}
-
-export interface ToolboxOptions<State> {
-  /**
-   * What a refused call does. Default: a tool error and no change to the state. An environment whose
-   * rules make every call cost a step (BabyAI after BALROG: bad output still moves the agent) says so here.
-   */
-  rejected?(state: State, call: RejectedCall): ToolResult;
+  /** Runs a call the driver accepted: `args` is what the tool's validator returned, so the tool gets its typed input. */
+  run(state: State, name: string, args: unknown): ToolResult;
 }
 
 // Each tool keeps its own input type; the list only needs them to share the state.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function createToolbox<State>(tools: ReadonlyArray<ToolDefinition<State, any>>, options: ToolboxOptions<State> = {}): Toolbox<State> {
+export function createToolbox<State>(tools: ReadonlyArray<ToolDefinition<State, any>>): Toolbox<State> {
   const byName = new Map(tools.map((tool) => [tool.name, tool as unknown as ToolDefinition<State, unknown>]));
   const specs: ToolSpec[] = tools.map((tool) => ({
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: argumentsSchema(tool.input) },
   }));
-  const names = tools.map((tool) => tool.name);
-  const reject = options.rejected ?? ((_state: State, call: RejectedCall) => toolError(call.errorKind, call.message));
+  const validators = new Map(tools.map((tool) => [tool.name, zodValidator(tool.name, tool.input)]));
   return {
     specs,
-    names,
+    names: tools.map((tool) => tool.name),
+    validators,
     kind: (name) => byName.get(name)?.kind,
-    call(state, name, args) {
+    run(state, name, args) {
       const tool = byName.get(name);
-      if (!tool) return reject(state, { errorKind: "unknown_tool", message: `unknown tool '${name}'; available tools: ${names.join(", ")}`, name, args });
-      const parsed = tool.input.safeParse(args ?? {});
-      if (!parsed.success) return reject(state, { errorKind: "invalid_arguments", message: describeIssues(name, parsed.error.issues, args), name, args });
-      return tool.execute(state, parsed.data);
+      // The driver looks every name up before a call gets here; reaching this is a harness bug, not a model's mistake.
+      if (!tool) throw new Error(`toolbox: no tool '${name}' (calls reach run() only after the episode driver's lookup)`);
+      return tool.execute(state, args);
     },
   };
 }

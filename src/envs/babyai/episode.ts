@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { episodeFromParts } from "../_kit/episode-parts.ts";
-import { toolError, type Episode, type JsonValue, type Message, type ToolResult } from "../../core/index.ts";
-import { createToolbox, defineTool, type RejectedCall } from "../_kit/toolbox.ts";
+import { toolError, type Episode, type JsonValue, type Message, type RejectedCall, type ToolResult } from "../../core/index.ts";
+import { createToolbox, defineTool } from "../_kit/toolbox.ts";
 import { balrogPrompt, instructionPrompt, invalidActionNotice, parseReply, DEFAULT_ACTION, type BalrogAgent } from "./balrog.ts";
 import { ACTION_BY_NAME, ACTION_NAMES } from "./constants.ts";
 import { MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
@@ -31,19 +31,15 @@ function rejectedCandidate(call: RejectedCall): string {
   return typeof action === "string" ? action : JSON.stringify(action ?? null);
 }
 
-const actToolbox = createToolbox<Step>(
-  [
-    defineTool({
-      name: "act",
-      description: "Take one action in the game. Returns the next observation: what you carry, the walls and the objects you see, with their distances.",
-      kind: "write",
-      input: z.strictObject({ action: z.enum(ACTION_NAMES).describe("The action to take.") }),
-      execute: (step: Step, { action }) => step(ACTION_BY_NAME.get(action) as number, action, action, true, ""),
-    }),
-  ],
-  // As with invalid text output in BALROG, a refused call still takes a step: the default action.
-  { rejected: (step, call) => step(defaultAction, DEFAULT_ACTION, rejectedCandidate(call), false, call.errorKind) },
-);
+const actToolbox = createToolbox<Step>([
+  defineTool({
+    name: "act",
+    description: "Take one action in the game. Returns the next observation: what you carry, the walls and the objects you see, with their distances.",
+    kind: "write",
+    input: z.strictObject({ action: z.enum(ACTION_NAMES).describe("The action to take.") }),
+    execute: (step: Step, { action }) => step(ACTION_BY_NAME.get(action) as number, action, action, true, ""),
+  }),
+]);
 
 const TOOLS_INSTRUCTION = "\n\nTake every action by calling the `act` tool with one of the actions above.";
 const MAX_RECORDED_CANDIDATES = 64;
@@ -86,6 +82,7 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
     protocol: options.protocol,
     messages,
     tools: options.protocol === "tools" ? actToolbox.specs : [],
+    ...(options.protocol === "tools" ? { validators: actToolbox.validators } : {}),
     isDone: () => done,
     // BALROG ends an episode at max_steps with truncated set; that is not a finish.
     isTruncated: () => done && level.truncated && !level.terminated,
@@ -94,13 +91,18 @@ export function startBabyAIEpisode(options: BabyAIEpisodeOptions): Episode {
       return act(parsed.action, parsed.actionName, parsed.candidate, parsed.valid, "invalid_action");
     },
     call(name: string, args: unknown): ToolResult {
+      return actToolbox.run(act, name, args);
+    },
+    rejected(call: RejectedCall): ToolResult {
+      // The text protocol has no tools: every call is refused without a step, with what to send instead.
       if (options.protocol === "text") {
         return toolError(
           "unknown_tool",
           'this babyai episode uses the text protocol: reply with an action as plain text, or set config protocol "tools" for the act tool',
         );
       }
-      return actToolbox.call(act, name, args);
+      // As with invalid text output in BALROG, a refused call still takes a step: the default action.
+      return act(defaultAction, DEFAULT_ACTION, rejectedCandidate(call), false, call.errorKind);
     },
     ...(options.protocol === "text" ? { view: (log: Message[]) => balrogPrompt(log, options.maxTextHistory, options.balrogAgent) } : {}),
     reward() {

@@ -73,6 +73,7 @@ class MockEpisode implements Episode {
   readonly protocol = "tools";
   readonly messages: Message[];
   readonly tools = toolbox.specs;
+  readonly validators = toolbox.validators;
   private readonly state: MockState;
 
   constructor(task: MockTask) {
@@ -88,7 +89,7 @@ class MockEpisode implements Episode {
   }
 
   call(name: string, args: unknown): ToolResult {
-    return this.state.done ? toolError("after_finish", "the episode has already finished") : toolbox.call(this.state, name, args);
+    return this.state.done ? toolError("after_finish", "the episode has already finished") : toolbox.run(this.state, name, args);
   }
 
   reward({ endedBy }: { endedBy: TerminationReason }): RewardBreakdown {

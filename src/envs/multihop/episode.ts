@@ -105,12 +105,14 @@ export function startEpisode(task: MultihopTask): Episode {
     protocol: isTools ? "tools" : "text",
     messages: promptMessages(task),
     tools: isTools ? toolbox.specs : [],
+    ...(isTools ? { validators: toolbox.validators } : {}),
     isDone: () => state.done,
     call(name, args) {
-      if (!isTools) return toolError("unknown_tool", "this mode takes a plain-text reply ending with 'Answer: ...', not tool calls");
       if (state.done) return toolError("after_finish", "the episode has finished");
-      return toolbox.call(state, name, args);
+      return toolbox.run(state, name, args);
     },
+    // A text mode has no tools: the driver refuses every call, and the answer says what to send instead.
+    ...(isTools ? {} : { rejected: () => toolError("unknown_tool", "this mode takes a plain-text reply ending with 'Answer: ...', not tool calls") }),
     reply(text) {
       if (isTools) return toolError("no_tool_call", "call search, read or finish");
       state.answer = extractTextAnswer(text);

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { getPolicy } from "../registry.ts";
 import { createRandom, type AnyEnvironment, type Trajectory } from "../../core/index.ts";
+import { EpisodeDriver } from "../../rollout/episode-driver.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { describeEnvironmentContract } from "../../testing/environment-contract.ts";
 import { extractTextAnswer } from "./answer-text.ts";
@@ -71,7 +72,8 @@ describe("musique / 2wiki environments", () => {
     const unknown = episode.call("read", { title: "Mountrail" });
     assert.equal(unknown.isError, true);
     assert.equal(unknown.errorKind, "unknown_title");
-    assert.equal(episode.call("search", { query: "" }).errorKind, "invalid_arguments");
+    const driver = new EpisodeDriver({ env: musiqueEnvironment, split: "dev", seed: 0, index: 0, config, task });
+    assert.equal(driver.call({ name: "search", arguments: { query: "" } }).errorKind, "invalid_arguments");
   });
 
   it("pool mode searches the paragraphs of every loaded example", () => {

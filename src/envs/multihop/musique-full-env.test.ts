@@ -13,6 +13,7 @@ import {
   type SummaryEpisode,
 } from "../../core/index.ts";
 import { RunTotals } from "../../eval/summary.ts";
+import { EpisodeDriver } from "../../rollout/episode-driver.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { digestOf, resultFromTrajectory } from "../../runs/record.ts";
 import { createScriptedAgent, type ScriptedDecision } from "../_kit/scripted.ts";
@@ -111,10 +112,11 @@ describe("musique environment on MuSiQue-Full data", () => {
   });
 
   it("rejects a finish without an answer (unless abstaining) and a non-boolean answerable", () => {
-    const episode = musiqueEnvironment.start(task(0));
-    assert.equal(episode.call("finish", {}).isError, true);
-    assert.equal(episode.call("finish", { answer: "x", answerable: "no" }).isError, true);
-    assert.equal(episode.done, false);
+    const config = musiqueEnvironment.configSchema.parse({ mode: "search", file: GOLD });
+    const driver = new EpisodeDriver({ env: musiqueEnvironment, split: "dev", seed: 0, index: 0, config, task: task(0) });
+    assert.equal(driver.call({ name: "finish", arguments: {} }).isError, true);
+    assert.equal(driver.call({ name: "finish", arguments: { answer: "x", answerable: "no" } }).isError, true);
+    assert.equal(driver.done, false);
   });
 
   it("text modes: a last line 'Answer: unanswerable' abstains", async () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Episode, ToolResult } from "../../core/index.ts";
+import type { Episode } from "../../core/index.ts";
+import { EpisodeDriver } from "../../rollout/episode-driver.ts";
 import { musiqueEnvironment, type MultihopTask } from "./index.ts";
 
 function task(overrides: Partial<MultihopTask> = {}): MultihopTask {
@@ -8,7 +9,13 @@ function task(overrides: Partial<MultihopTask> = {}): MultihopTask {
   return { ...musiqueEnvironment.generate({ split: "dev", seed: 0, index: 0, config }), ...overrides };
 }
 
-function error(result: ToolResult): { kind: string | undefined; message: string } {
+/** An episode behind the episode driver, which looks every call's tool up and checks its arguments. */
+function driven(overrides: Partial<MultihopTask> = {}): EpisodeDriver {
+  const config = musiqueEnvironment.configSchema.parse({ mode: "search" });
+  return new EpisodeDriver({ env: musiqueEnvironment, split: "dev", seed: 0, index: 0, config, task: task(overrides) });
+}
+
+function error(result: { content: string; isError: boolean; errorKind?: string }): { kind: string | undefined; message: string } {
   assert.equal(result.isError, true);
   return { kind: result.errorKind, message: (JSON.parse(result.content) as { error: string }).error };
 }
@@ -70,7 +77,7 @@ describe("multihop tools (zod toolbox)", () => {
   });
 
   it("refuse bad arguments with one readable invalid_arguments error and change nothing", () => {
-    const episode = musiqueEnvironment.start(task());
+    const driver = driven();
     const cases: Array<[string, unknown, string]> = [
       ["search", { query: "  " }, `search: argument 'query': needs some keywords, got the string "  "`],
       ["search", {}, "search: missing required argument 'query'"],
@@ -80,15 +87,23 @@ describe("multihop tools (zod toolbox)", () => {
       ["read", { title: "Stanley", offset: -1 }, "read: argument 'offset': Too small: expected number to be >=0, got the number -1"],
       ["read", null, "read: missing required argument 'title'"],
       ["finish", { answer: 7 }, "finish: argument 'answer': expected string, got the number 7"],
-      ["finish", ["Stanley"], "finish: arguments: expected object, got an array"],
     ];
-    for (const [name, args, message] of cases) assert.deepEqual(error(episode.call(name, args)), { kind: "invalid_arguments", message }, JSON.stringify(args));
-    assert.deepEqual(error(episode.call("lookup", { key: "x" })), {
+    const call = (name: string, args: unknown) => driver.call({ name, arguments: args });
+    for (const [name, args, message] of cases) assert.deepEqual(error(call(name, args)), { kind: "invalid_arguments", message }, JSON.stringify(args));
+    assert.deepEqual(error(call("lookup", { key: "x" })), {
       kind: "unknown_tool",
       message: "unknown tool 'lookup'; available tools: search, read, finish",
     });
-    assert.deepEqual(counts(episode), { searches: 0, reads: 0, answer: null });
-    assert.equal(episode.done, false);
+    assert.deepEqual(error(call("finish", ["Stanley"])), {
+      kind: "invalid_json_arguments",
+      message: "tool arguments must be a JSON object, got an array. Send the arguments as one JSON object matching the tool's schema.",
+    });
+    assert.deepEqual(
+      driver.formatErrors.map((problem) => problem.kind),
+      [...cases.map(() => "invalid_arguments"), "unknown_tool", "invalid_json_arguments"],
+    );
+    assert.deepEqual(counts(driver.episode), { searches: 0, reads: 0, answer: null });
+    assert.equal(driver.done, false);
   });
 
   it("default the search limit to the task's top_k and the read offset to 0", () => {
@@ -115,15 +130,17 @@ describe("multihop tools (zod toolbox)", () => {
     const answers = musiqueEnvironment.start(task({ full: true }));
     assert.equal(answers.call("finish", { answer: "Stanley" }).done, true);
     assert.equal(answers.diagnostics?.().predicted_answerable, true);
-    const neither = musiqueEnvironment.start(task({ full: true }));
-    assert.deepEqual(error(neither.call("finish", {})), {
+    const neither = driven({ full: true });
+    assert.deepEqual(error(neither.call({ name: "finish", arguments: {} })), {
       kind: "invalid_arguments",
       message: "finish needs {answer: string}, or {answerable: false} when the paragraphs cannot answer the question",
     });
-    assert.deepEqual(error(neither.call("finish", { answer: "Stanley", answerable: "no" })), {
+    assert.deepEqual(error(neither.call({ name: "finish", arguments: { answer: "Stanley", answerable: "no" } })), {
       kind: "invalid_arguments",
       message: "finish: argument 'answerable': expected boolean, got the string \"no\"",
     });
+    // The first is the tool's own rule across two arguments, the second the driver's schema check: each counted once.
+    assert.equal(neither.formatErrors.length, 2);
     assert.equal(neither.done, false);
   });
 });

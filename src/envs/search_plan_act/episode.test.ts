@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { GARBAGE_CALLS } from "./policies/pilots.ts";
-import { createScriptedAgent } from "../_kit/scripted.ts";
+import { createScriptedAgent, type ScriptedDecision } from "../_kit/scripted.ts";
+import { resultFromTrajectory } from "../../runs/record.ts";
+import { EpisodeDriver } from "../../rollout/episode-driver.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import type { Episode } from "../../core/index.ts";
 import type { SearchPlanEpisode } from "./episode.ts";
@@ -59,10 +61,12 @@ describe("search_plan tools", () => {
       const fields = firstRecordFields(candidate);
       return candidate.family === "update" && fields.enumField !== undefined && fields.numberField !== undefined && fields.codeField !== undefined;
     });
-    const episode = env.start(task) as SearchPlanEpisode;
+    // Through the episode driver, which looks each tool up and checks its arguments before the episode runs it.
+    const driver = new EpisodeDriver({ env, split: "eval", seed: 5, index: 0, config, task });
+    const episode = driver.episode as SearchPlanEpisode;
     const theme = themeByName(task.theme);
     const { record, enumField, numberField, codeField } = firstRecordFields(task);
-    const kind = (name: string, args: unknown) => episode.call(name, args).errorKind;
+    const kind = (name: string, args: unknown) => driver.call({ name, arguments: args }).errorKind;
     assert.equal(kind("teleport", {}), "unknown_tool");
     assert.equal(kind("search", { query: "x", limit: 11 }), "invalid_arguments");
     assert.equal(kind("search", { query: "x", type: "dragon" }), "unknown_type");
@@ -79,9 +83,16 @@ describe("search_plan tools", () => {
     const other = task.records.find(
       (candidate) => candidate.type === linkable.to && candidate.id !== source.id && !source.links.some((link) => link.target === candidate.id),
     ) as SearchPlanTask["records"][number];
-    assert.equal(episode.call("link_records", { source_id: source.id, relation: linkable.name, target_id: other.id }).isError, false);
+    assert.equal(driver.call({ name: "link_records", arguments: { source_id: source.id, relation: linkable.name, target_id: other.id } }).isError, false);
     assert.equal(kind("link_records", { source_id: source.id, relation: linkable.name, target_id: other.id }), "duplicate_link");
-    assert.equal(episode.done, false);
+    assert.equal(driver.done, false);
+    // The two refused calls are the only format errors, each counted once; they still cost against the call budget.
+    assert.deepEqual(
+      driver.formatErrors.map((error) => error.kind),
+      ["unknown_tool", "invalid_arguments"],
+    );
+    assert.equal(episode.ledger.calls, 11);
+    assert.deepEqual(episode.ledger.callsByName.teleport, 1);
   });
 
   it("puts exact name matches first and pages with offset", () => {
@@ -175,6 +186,34 @@ describe("search_plan reward", () => {
     assert.deepEqual(reward.components, { outcome: 1, grounding: 1, stop: 1 });
     assert.equal(reward.total, 1);
     for (const key of ["turns", "toolCallsByName", "formatErrors", "collateralMutations", "ungroundedReferences"]) assert.ok(key in reward.diagnostics, key);
+  });
+
+  it("counts each format error once, in the driver's ledger: the reward and the results row's format_errors agree", async () => {
+    const plan = runSolver(lookup, (name, args) => (env.start(lookup) as SearchPlanEpisode).call(name, args)).map((call) => ({
+      name: call.name,
+      arguments: call.arguments as Record<string, unknown>,
+    }));
+    const script: ScriptedDecision[] = [
+      {
+        calls: [
+          { name: "teleport", arguments: {} },
+          { name: "search", arguments: { query: "x", limit: 11 } },
+          { name: "search", rawArguments: "{oops" },
+        ],
+      },
+      { text: "let me think" },
+      ...plan.map((call) => ({ calls: [call] })),
+    ];
+    const agent = createScriptedAgent("careless", ({ turn }) => script[turn - 1] as ScriptedDecision);
+    const trajectory = await runEpisode({ env, split: "eval", seed: 5, index: 0, config, agent, task: lookup, maxTurns: script.length });
+    assert.equal(trajectory.termination, "finished");
+    assert.deepEqual(trajectory.formatErrors.byKind, { unknown_tool: 1, invalid_arguments: 1, invalid_json_arguments: 1, no_tool_call: 1 });
+    const row = resultFromTrajectory({ trajectory, promptLength: 2, startedAt: "2026-01-01T00:00:00.000Z", durationMs: 1 });
+    assert.equal(row.format_errors, 4);
+    assert.equal(row.metrics.formatErrors, 4, "the reward's diagnostics read the same ledger");
+    assert.equal(trajectory.diagnostics.formatErrors, 4);
+    // The two refused calls still cost against the call budget (the JSON one never reached the episode).
+    assert.equal(trajectory.reward?.diagnostics.toolCalls, plan.length + 2);
   });
 
   it("fails an answer dump that contains the right answer", () => {

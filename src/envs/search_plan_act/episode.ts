@@ -4,6 +4,7 @@ import {
   type Episode,
   type JsonValue,
   type Message,
+  type RejectedCall,
   type RewardBreakdown,
   type TerminationReason,
   type ToolResult,
@@ -15,19 +16,21 @@ import { RecordSearchIndex, SearchBasis } from "./search-index.ts";
 import { taskCache, type TaskCache } from "./task-cache.ts";
 import { normalizeValue, type SearchPlanTask } from "./task.ts";
 import type { Theme, TypeSpec } from "./themes.ts";
-import { SEARCH_LIMIT_MAX, SEARCH_PLAN_TOOLS, checkArguments } from "./tools.ts";
+import { SEARCH_PLAN_TOOLS, SEARCH_PLAN_VALIDATORS } from "./tools.ts";
 import type { FieldValue, WorldRecord } from "./world.ts";
 
-const TOOL_NAMES = SEARCH_PLAN_TOOLS.map((tool) => tool.function.name);
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Everything the reward needs to know about what happened in an episode. */
+/**
+ * Everything the reward needs to know about what happened in an episode (format errors are the episode
+ * driver's ledger, handed to `reward` and `diagnostics`).
+ */
 export interface EpisodeLedger {
+  /** Tool calls except finish, refused ones included: each costs against the call budget. */
   calls: number;
   callsByName: Record<string, number>;
   searches: number;
   repeatedCalls: number;
-  formatErrors: number;
   references: number;
   ungrounded: string[];
   /** `id.field` → whether the value last written there was grounded. */
@@ -42,12 +45,12 @@ export interface EpisodeLedger {
 export class SearchPlanEpisode implements Episode {
   readonly protocol = "tools" as const;
   readonly tools = SEARCH_PLAN_TOOLS;
+  readonly validators = SEARCH_PLAN_VALIDATORS;
   readonly ledger: EpisodeLedger = {
     calls: 0,
     callsByName: {},
     searches: 0,
     repeatedCalls: 0,
-    formatErrors: 0,
     references: 0,
     ungrounded: [],
     groundedWrites: new Map(),
@@ -88,20 +91,9 @@ export class SearchPlanEpisode implements Episode {
     return this.ledger.finish !== null;
   }
 
+  /** A call the driver accepted: `args` passed `SEARCH_PLAN_VALIDATORS`. */
   call(name: string, args: unknown): ToolResult {
-    const ledger = this.ledger;
-    ledger.callsByName[name] = (ledger.callsByName[name] ?? 0) + 1;
-    if (ledger.finish) return toolError("after_finish", "the episode has already finished");
-    if (name !== "finish") ledger.calls++;
-    if (!TOOL_NAMES.includes(name)) {
-      ledger.formatErrors++;
-      return toolError("unknown_tool", `unknown tool '${name}'; available tools: ${TOOL_NAMES.join(", ")}`);
-    }
-    const problem = checkArguments(name, args);
-    if (problem) {
-      ledger.formatErrors++;
-      return toolError("invalid_arguments", problem);
-    }
+    if (this.count(name)) return toolError("after_finish", "the episode has already finished");
     const input = args as Record<string, unknown>;
     switch (name) {
       case "search":
@@ -115,6 +107,21 @@ export class SearchPlanEpisode implements Episode {
       default:
         return this.finish(input.status as string, input.answer as string | undefined);
     }
+  }
+
+  /** A refused call still counts against the call budget; the driver answers it. */
+  rejected(call: RejectedCall): undefined {
+    this.count(call.name);
+    return undefined;
+  }
+
+  /** Counts a call; true when the episode had already finished. */
+  private count(name: string): boolean {
+    const ledger = this.ledger;
+    ledger.callsByName[name] = (ledger.callsByName[name] ?? 0) + 1;
+    if (ledger.finish) return true;
+    if (name !== "finish") ledger.calls++;
+    return false;
   }
 
   private repeated(key: string): void {
@@ -150,9 +157,6 @@ export class SearchPlanEpisode implements Episode {
     const limit = (input.limit as number | undefined) ?? 5;
     const offset = (input.offset as number | undefined) ?? 0;
     const type = input.type as string | undefined;
-    if (query === "") return this.argumentError("search: query must not be empty; pass words to look for, e.g. a name");
-    if (limit < 1 || limit > SEARCH_LIMIT_MAX) return this.argumentError(`search: limit must be between 1 and ${SEARCH_LIMIT_MAX}, got ${limit}`);
-    if (offset < 0) return this.argumentError(`search: offset must be 0 or more, got ${offset}`);
     if (type !== undefined && !this.types.has(type))
       return toolError("unknown_type", `search: unknown type '${type}'; record types: ${[...this.types.keys()].join(", ")}`);
     this.ledger.searches++;
@@ -184,11 +188,6 @@ export class SearchPlanEpisode implements Episode {
     });
     const next = offset + limit < positions.length ? { next_offset: offset + limit } : {};
     return toolResult({ hits, total: positions.length, offset, ...next });
-  }
-
-  private argumentError(message: string): ToolResult {
-    this.ledger.formatErrors++;
-    return toolError("invalid_arguments", message);
   }
 
   private unknownId(tool: string, id: string): ToolResult {
@@ -300,7 +299,6 @@ export class SearchPlanEpisode implements Episode {
   }
 
   private finish(status: string, answer: string | undefined): ToolResult {
-    if (status !== "done" && status !== "impossible") return this.argumentError(`finish: status must be "done" or "impossible", got ${JSON.stringify(status)}`);
     let answerGrounded = false;
     if (answer !== undefined) {
       const normalized = normalizeValue(answer);
@@ -329,7 +327,7 @@ export class SearchPlanEpisode implements Episode {
     return computeReward({ episode: this, slack: this.slack, planCalls: this.planCalls(), ...options });
   }
 
-  diagnostics(): Record<string, JsonValue> {
-    return episodeDiagnostics(this);
+  diagnostics(ledger?: { formatErrors: number }): Record<string, JsonValue> {
+    return episodeDiagnostics(this, ledger);
   }
 }

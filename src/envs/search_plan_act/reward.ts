@@ -86,7 +86,7 @@ export function episodeDiagnostics(episode: SearchPlanEpisode, extra: { turns?: 
     turns: extra.turns ?? null,
     toolCalls: ledger.calls + (ledger.callsByName.finish ?? 0),
     toolCallsByName: { ...ledger.callsByName },
-    formatErrors: Math.max(extra.formatErrors ?? 0, ledger.formatErrors),
+    formatErrors: extra.formatErrors ?? 0,
     collateralMutations: collateral.length,
     collateral: collateral.slice(0, 20),
     ungroundedReferences: ledger.ungrounded.length,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type ToolKind, type ToolSpec } from "../../core/index.ts";
+import { type ArgumentValidator, type ToolKind, type ToolSpec } from "../../core/index.ts";
 import { argumentsSchema } from "../_kit/toolbox.ts";
 
 /** The five tools of search_plan_act and search_plan_ood, as the model sees them. */
@@ -8,9 +8,9 @@ export const TOOL_KINDS: Record<string, ToolKind> = { search: "read", read_recor
 export const SEARCH_LIMIT_MAX = 10;
 
 /**
- * The argument schemas, one per tool: the JSON Schema the model sees is derived from them. The
- * episode's hot path checks shapes with `checkArguments` (derived from the same schemas; a parity test
- * keeps the two in agreement), and checks ranges and enums itself with task-specific messages.
+ * The argument schemas, one per tool: the JSON Schema the model sees is derived from them. The episode
+ * driver checks calls with `SEARCH_PLAN_VALIDATORS` (shapes derived from the same schemas, a parity test
+ * keeping the two in agreement, then ranges and enums), whose messages say how to call the tool.
  */
 export const SEARCH_PLAN_INPUTS = {
   search: z.strictObject({
@@ -113,3 +113,36 @@ export function checkArguments(name: string, args: unknown): string | null {
   }
   return null;
 }
+
+/** Ranges and values the shapes above do not cover, each with the sentence the model reads. */
+function checkValues(name: string, input: Record<string, unknown>): string | null {
+  if (name === "search") {
+    const limit = input.limit as number | undefined | null;
+    const offset = input.offset as number | undefined | null;
+    if ((input.query as string).trim() === "") return "search: query must not be empty; pass words to look for, e.g. a name";
+    if (typeof limit === "number" && (limit < 1 || limit > SEARCH_LIMIT_MAX)) return `search: limit must be between 1 and ${SEARCH_LIMIT_MAX}, got ${limit}`;
+    if (typeof offset === "number" && offset < 0) return `search: offset must be 0 or more, got ${offset}`;
+  } else if (name === "finish" && input.status !== "done" && input.status !== "impossible") {
+    return `finish: status must be "done" or "impossible", got ${JSON.stringify(input.status)}`;
+  }
+  return null;
+}
+
+/**
+ * The episode driver's check of each tool's arguments: shapes, then ranges and values, passing the
+ * arguments on as they came. Hand-written rather than zod's `safeParse` for its messages (they name the
+ * tool's whole signature, and the golden trajectories hold them) and because it copies nothing: the
+ * bench (bench/arguments.ts) times both.
+ */
+export const SEARCH_PLAN_VALIDATORS: ReadonlyMap<string, ArgumentValidator> = new Map(
+  SEARCH_PLAN_TOOLS.map((tool): [string, ArgumentValidator] => {
+    const name = tool.function.name;
+    return [
+      name,
+      (args) => {
+        const problem = checkArguments(name, args) ?? checkValues(name, args as Record<string, unknown>);
+        return problem === null ? { ok: true, value: args } : { ok: false, message: problem };
+      },
+    ];
+  }),
+);

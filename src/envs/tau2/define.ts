@@ -112,6 +112,9 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     splits,
     defaultSplit: options.defaultSplit,
     configSchema,
+    // tau2 types a tool's arguments as its pydantic signatures do and answers bad ones with Python's TypeError
+    // texts, inside the conversation it grades: the environment checks them, not the driver.
+    argumentPolicy: "environment",
     externalConfig: { user_model: "model", judge_model: "model" },
     // GRPO rows train under the customer-as-a-tool protocol: TRL's tool loop cannot carry plain messages.
     trainingConfig: { customer: "tool" },
