@@ -11,6 +11,7 @@ import {
   type ToolSpec,
 } from "../core/index.ts";
 import { EpisodeDriver, type CallOutcome as DriverOutcome } from "../rollout/episode-driver.ts";
+import { callRequestProblem } from "../rollout/parse-arguments.ts";
 import { withoutFileText } from "./external-config.ts";
 import { SessionQuota } from "./session-quota.ts";
 import type { CallOutcome, EnvCounters, RewardOutcome, ServerCounters, Session, SessionAddress, SessionStoreOptions, SharedTask } from "./session-types.ts";
@@ -217,11 +218,11 @@ export class SessionStore {
     session.lastReply = reply;
   }
 
-  private run(session: Session, name: unknown, args: unknown): CallOutcome | Promise<CallOutcome> {
-    if (typeof name !== "string" || name === "") throw badRequest("INVALID_FIELD", "'name' must be the tool name as a string");
-    if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) {
-      throw badRequest("INVALID_FIELD", "'arguments' must be a JSON object of the tool's parameters");
-    }
+  private run(session: Session, tool: unknown, args: unknown): CallOutcome | Promise<CallOutcome> {
+    // The request's shape only; the episode driver looks the tool up and checks the arguments.
+    const problem = callRequestProblem(tool, args);
+    if (problem !== undefined) throw badRequest("INVALID_FIELD", problem.message);
+    const name = tool as string;
     const counters = session.envCounters;
     session.calls++;
     this.counters.toolCalls++;
