@@ -4,7 +4,6 @@ import { createRandom, type AnyEnvironment, type JsonValue, type Trajectory } fr
 import { normaliseTau2Line } from "../src/data/sft/tau2-record.ts";
 import { getDomain } from "../src/envs/tau2/domains.ts";
 import { Tau2Environment } from "../src/envs/tau2/environment.ts";
-import { exportRows } from "../src/envs/tau2/export.ts";
 import { judgeUserPrompt, parseJudgeAnswer } from "../src/envs/tau2/judge.ts";
 import { tau2Policies } from "../src/envs/tau2/policies.ts";
 import { scenarioText } from "../src/envs/tau2/prompts.ts";
@@ -14,10 +13,10 @@ import { tau2MockEnvironment } from "../src/envs/tau2_mock/index.ts";
 import { tau2RetailEnvironment } from "../src/envs/tau2_retail/index.ts";
 import { tau2TelecomEnvironment } from "../src/envs/tau2_telecom/index.ts";
 
-async function play(env: AnyEnvironment, split: string, index: number, policyId: string): Promise<Trajectory> {
+async function play(env: AnyEnvironment, split: string, index: number, policyId: string, given: Record<string, unknown> = {}): Promise<Trajectory> {
   const policy = tau2Policies.find((candidate) => candidate.id === policyId);
   assert.ok(policy);
-  const config = env.configSchema.parse({});
+  const config = env.configSchema.parse(given);
   const task = env.generate({ split, seed: 0, index, config });
   const agent = policy.create({ task, random: createRandom("test", policyId, split, index) });
   return runEpisode({ env, split, seed: 0, index, config, agent, task });
@@ -127,17 +126,34 @@ describe("tau2 prompts, judge and export", () => {
     assert.deepEqual(checks, [{ nl_assertion: "Plain", met: true, justification: "ok" }]);
   });
 
-  it("exports every model turn as a row that toolgym sft tau2 reads", async () => {
+  it("exports every model turn as a row that toolgym sft tau2 reads, with the tools the agent was offered", async () => {
+    const exporter = tau2MockEnvironment.exports?.["tau2-sft"];
+    assert.ok(exporter);
+    const lines = (trajectory: Trajectory) =>
+      exporter
+        .write([{ exampleId: 0, trajectory: trajectory as unknown as JsonValue, metrics: trajectoryMetrics(trajectory) }])
+        .trim()
+        .split("\n");
     const trajectory = await play(tau2MockEnvironment, "base", 0, "oracle");
-    const rows = exportRows({ exampleId: 0, trajectory: trajectory as unknown as JsonValue, metrics: trajectoryMetrics(trajectory) });
+    const rows = lines(trajectory);
     assert.equal(rows.length, trajectory.turns);
     for (const row of rows) {
-      const example = normaliseTau2Line(JSON.stringify(row));
+      const example = normaliseTau2Line(row);
       assert.equal(example.target.role, "assistant");
       assert.equal(example.context[0]?.role, "system");
     }
-    const first = normaliseTau2Line(JSON.stringify(rows[0]));
+    const first = normaliseTau2Line(rows[0] as string);
     assert.deepEqual(first.target.tool_calls, [{ name: "create_task", arguments: '{"user_id":"user_1","title":"Important Meeting"}' }]);
-    assert.equal((rows[0]?.metadata as Record<string, unknown>).correct, 1);
+    assert.equal(first.metadata.correct, 1);
+    const names = (example: ReturnType<typeof normaliseTau2Line>) => (example.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    const offered = (config: Record<string, unknown>) => {
+      const env = tau2MockEnvironment;
+      return env.start(env.generate({ split: "base", seed: 0, index: 0, config: env.configSchema.parse(config) })).tools.map((tool) => tool.function.name);
+    };
+    assert.deepEqual(names(first), offered({}), "the leaderboard protocol's tools");
+    const viaTool = normaliseTau2Line(lines(await play(tau2MockEnvironment, "base", 0, "oracle", { customer: "tool" })).at(-1) as string);
+    assert.deepEqual(names(viaTool), offered({ customer: "tool" }), "send_message_to_user too under the customer-as-a-tool protocol");
+    assert.ok(names(viaTool).includes("send_message_to_user"));
+    assert.equal(viaTool.target.tool_calls?.[0]?.name, "send_message_to_user");
   });
 });

@@ -207,7 +207,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     },
     metrics: ["reward", "pass", "partial"],
     replay: replayHook(domain),
-    exports: { "tau2-sft": tau2SftExporter, "tau2-results": tau2ResultsExporter(domain) },
+    exports: { "tau2-sft": tau2SftExporter(() => toolSchemas(domain, "assistant")), "tau2-results": tau2ResultsExporter(domain) },
     summary: tau2Summary,
     trialSeeds: tau2TrialSeeds,
     defaultSeed: TAU2_DEFAULT_SEED,

@@ -1,9 +1,11 @@
-import type { ExportEpisode, JsonValue, RunExporter } from "../../core/index.ts";
+import type { ExportEpisode, JsonValue, RunExporter, ToolSpec } from "../../core/index.ts";
+import { customerToolSpec } from "./customer-tool.ts";
 
 /**
  * `toolgym export RUN --format tau2-sft`: each model turn of each episode as one AReaL-layout row
  * `{messages, answer: {role, content, thinking, tool_calls}, metadata}` — the layout `toolgym sft tau2`
- * reads. The context is the conversation before the turn as the agent saw it.
+ * reads. The context is the conversation before the turn as the agent saw it, and `tools` the schemas it was
+ * offered (with `send_message_to_user` under `customer: "tool"`), so a row renders the prompt the model saw.
  */
 type Row = Record<string, JsonValue>;
 
@@ -18,8 +20,10 @@ function contextMessage(message: Row): Row {
   return { role: "assistant", content: message.content ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
 }
 
-export function exportRows(episode: ExportEpisode): Row[] {
+export function exportRows(episode: ExportEpisode, domainTools: readonly ToolSpec[]): Row[] {
   const trajectory = (episode.trajectory ?? {}) as Row;
+  const config = ((trajectory.env as Row | undefined)?.config ?? {}) as Row;
+  const tools = (config.customer === "tool" ? [...domainTools, customerToolSpec] : domainTools) as unknown as JsonValue[];
   const messages = (Array.isArray(trajectory.messages) ? trajectory.messages : []) as Row[];
   const turns = typeof trajectory.turns === "number" ? trajectory.turns : 0;
   const assistantPositions = messages.flatMap((message, position) => (message.role === "assistant" ? [position] : []));
@@ -39,14 +43,18 @@ export function exportRows(episode: ExportEpisode): Row[] {
         thinking: (message.reasoning_content as JsonValue) ?? null,
         tool_calls: calls.length > 0 ? calls : null,
       },
+      tools,
       metadata: { source_dialog_id: String(trajectory.id ?? episode.exampleId ?? ""), turn_index: turnIndex, reward, correct },
     };
   });
 }
 
-export const tau2SftExporter: RunExporter = {
-  description: "AReaL tau2 SFT rows (one per model turn) that `toolgym sft tau2` reads",
-  write(episodes) {
-    return episodes.flatMap((episode) => exportRows(episode).map((row) => `${JSON.stringify(row)}\n`)).join("");
-  },
-};
+export function tau2SftExporter(domainTools: () => readonly ToolSpec[]): RunExporter {
+  return {
+    description: "AReaL tau2 SFT rows (one per model turn, with the tools offered) that `toolgym sft tau2` reads",
+    write(episodes) {
+      const tools = domainTools();
+      return episodes.flatMap((episode) => exportRows(episode, tools).map((row) => `${JSON.stringify(row)}\n`)).join("");
+    },
+  };
+}
