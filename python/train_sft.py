@@ -5,7 +5,8 @@
 The rows already carry the exact chat-template rendering and the loss mask (labels -100 outside the
 target assistant turn), so TRL's SFTTrainer trains on them as they are: no re-tokenization, no packing.
 Defaults: full fine-tuning of Qwen/Qwen3-4B, learning rate 1e-5 with cosine decay and 3% warm-up, 2 epochs,
-effective batch 32, max length 32768, bf16 and gradient checkpointing on CUDA. `--lora-r N` trains a LoRA
+effective batch 32 (`--trl-defaults`: TRL SFTConfig's own for those not given), max length 32768, bf16 and
+gradient checkpointing on CUDA. `--lora-r N` trains a LoRA
 adapter instead (saved under OUTPUT/adapter and merged into OUTPUT). The checkpoint is written in the seed
 layout: model.safetensors, config.json, tokenizer files, chat_template.jinja.
 """
@@ -23,13 +24,18 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model", default="Qwen/Qwen3-4B")
     parser.add_argument("--dataset", required=True, help="pretokenized rows from `toolgym sft` (.jsonl or .parquet)")
     parser.add_argument("--output-dir", required=True)
-    parser.add_argument("--learning-rate", type=float, default=1e-5)
-    parser.add_argument("--lr-scheduler-type", default="cosine")
-    parser.add_argument("--warmup-ratio", type=float, default=0.03)
-    parser.add_argument("--epochs", type=float, default=2.0)
+    parser.add_argument("--learning-rate", type=float, default=None, help="default 1e-5")
+    parser.add_argument("--lr-scheduler-type", default=None, help="default cosine")
+    parser.add_argument("--warmup-ratio", type=float, default=None, help="default 0.03")
+    parser.add_argument("--epochs", type=float, default=None, help="default 2")
     parser.add_argument("--max-steps", type=int, default=-1)
-    parser.add_argument("--per-device-batch-size", type=int, default=1)
-    parser.add_argument("--gradient-accumulation-steps", type=int, default=32)
+    parser.add_argument("--per-device-batch-size", type=int, default=None, help="default 1")
+    parser.add_argument("--gradient-accumulation-steps", type=int, default=None, help="default 32")
+    parser.add_argument(
+        "--trl-defaults",
+        action="store_true",
+        help="the schedule options not given keep TRL SFTConfig's own defaults instead of this script's (a recipe that states none, as the Tau2 card)",
+    )
     parser.add_argument("--max-length", type=int, default=32768)
     parser.add_argument("--lora-r", type=int, default=0, help="0 = full fine-tuning")
     parser.add_argument("--lora-alpha", type=int, default=None, help="default: 2 x r")
@@ -42,7 +48,23 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--save-steps", type=int, default=500, help="with --save-strategy steps: checkpoint every N steps")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--report-to", default="none")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if not args.trl_defaults:
+        for name, value in SCRIPT_DEFAULTS.items():
+            if getattr(args, name) is None:
+                setattr(args, name, value)
+    return args
+
+
+# This script's schedule (the seed's); with --trl-defaults, the options not given are left to SFTConfig.
+SCRIPT_DEFAULTS = {
+    "learning_rate": 1e-5,
+    "lr_scheduler_type": "cosine",
+    "warmup_ratio": 0.03,
+    "epochs": 2.0,
+    "per_device_batch_size": 1,
+    "gradient_accumulation_steps": 32,
+}
 
 
 def read_json_rows(path: str):
@@ -96,15 +118,18 @@ def main(argv: list[str] | None = None) -> None:
         from peft import LoraConfig
 
         peft_config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha or 2 * args.lora_r, target_modules=args.lora_target_modules.split(","), task_type="CAUSAL_LM")
+    schedule = {
+        "learning_rate": args.learning_rate,
+        "lr_scheduler_type": args.lr_scheduler_type,
+        "warmup_steps": args.warmup_ratio,  # transformers 5: a float below 1 is a fraction of the steps
+        "num_train_epochs": args.epochs,
+        "per_device_train_batch_size": args.per_device_batch_size,
+        "gradient_accumulation_steps": args.gradient_accumulation_steps,
+    }
     config = SFTConfig(
         output_dir=args.output_dir,
-        learning_rate=args.learning_rate,
-        lr_scheduler_type=args.lr_scheduler_type,
-        warmup_steps=args.warmup_ratio,  # transformers 5: a float below 1 is a fraction of the steps
-        num_train_epochs=args.epochs,
+        **{name: value for name, value in schedule.items() if value is not None},
         max_steps=args.max_steps,
-        per_device_train_batch_size=args.per_device_batch_size,
-        gradient_accumulation_steps=args.gradient_accumulation_steps,
         max_length=args.max_length,
         packing=False,
         bf16=bf16,

@@ -224,3 +224,139 @@ describe("GRPO signal check", () => {
     );
   });
 });
+
+describe("toolgym pipeline --preset tau2-seed --dry-run", () => {
+  it("prints the Tau2 SFT card's GPU recipe: the thinking base model, AReaL's file, sft tau2 rows, TRL's defaults, a thinking evaluation with tau2's user", async () => {
+    const out = join(work, "tau2-seed");
+    const result = await runCli(["pipeline", "--preset", "tau2-seed", "--dry-run", "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(existsSync(out), false, "a dry run writes nothing");
+    const stages = commandsByStage(result.stdout);
+    const data = stages.get("data") ?? [];
+    assert.match(data[0] ?? "", new RegExp(`hf download inclusionAI/AReaL-tau2-data tau2_sft_train\\.jsonl --repo-type dataset --local-dir ${out}/data$`));
+    assert.match(
+      data[1] ?? "",
+      new RegExp(`hf download MMOPD/Qwen3-4B-OT3-2ep --include 'tokenizer\\*' '\\*\\.jinja' .* --local-dir ${out}/data/base-tokenizer$`),
+    );
+    // Rows as `sft tau2` builds them: thinking enabled, a 32,768-token context, every trajectory (no --only-correct)
+    assert.equal(
+      data[2],
+      `toolgym sft tau2 ${out}/data/tau2_sft_train.jsonl --model-dir ${out}/data/base-tokenizer --out ${out}/data/sft.jsonl --max-tokens 32768 --enable-thinking true`,
+    );
+    assert.equal(data.length, 3, "no GRPO prompts without a grpo stage");
+    // TRL's SFTTrainer on the pretokenized rows in bf16; learning rate, epochs and batch size are TRL's own defaults
+    const sft = stages.get("sft") ?? [];
+    assert.equal(sft.length, 1);
+    assert.match(
+      sft[0] ?? "",
+      new RegExp(
+        `python/train_sft\\.py --model MMOPD/Qwen3-4B-OT3-2ep --dataset ${out}/data/sft\\.jsonl --output-dir ${out}/sft/model --trl-defaults --bf16 --max-length 32768 `,
+      ),
+    );
+    for (const flag of ["--learning-rate", "--epochs", "--per-device-batch-size", "--gradient-accumulation-steps", "--lora-r", "--use-cpu"])
+      assert.ok(!sft[0]!.includes(flag), `the card states no ${flag}: ${sft[0]}`);
+    assert.match(result.stdout, /33,531 examples, one assistant turn each, every trajectory regardless of outcome/);
+    assert.match(result.stdout, /TRL's defaults for learning rate, epochs and batch size \(the card states none: --trl-defaults\)/);
+    // The evaluation: the SFT model as a thinking model behind vLLM's reasoning parser, 4 trials on each test split,
+    // tau2's leaderboard protocol (no customer tool: AReaL's conversations are plain messages) with its user and judge
+    const pre = stages.get("eval-pre") ?? [];
+    assert.match(pre[0] ?? "", new RegExp(`vllm serve ${out}/sft/model .*--tool-call-parser hermes --reasoning-parser qwen3 --max-model-len 32768 &$`));
+    const rows = pre.filter((line) => line.startsWith("toolgym eval"));
+    assert.deepEqual(
+      rows.map((line) => /--env (\S+) --config '\{\}' --split (\S+) --seed 300 --n (\d+) --num-trials (\d+) /.exec(line)?.slice(1)),
+      [
+        ["tau2_retail", "test", "40", "4"],
+        ["tau2_telecom", "test", "40", "4"],
+      ],
+    );
+    for (const line of rows) {
+      assert.match(
+        line,
+        /--user-model 'http:\/\/127\.0\.0\.1:8001\/v1#gpt-4\.1-2025-04-14' --judge-model 'http:\/\/127\.0\.0\.1:8001\/v1#gpt-4\.1-2025-04-14' /,
+      );
+      assert.match(line, / --temperature 0 --max-tokens 8192 --chat-template-kwargs '\{"enable_thinking":true\}' /);
+      assert.match(line, new RegExp(`--out ${out}/eval-pre/runs/pre$`));
+    }
+    assert.equal(pre.at(-1), "kill %1");
+    assert.match(result.stdout, /## grpo \(skipped: no `grpo` in the config\)/);
+    assert.match(result.stdout, /## eval-post \(skipped: /);
+  });
+
+  it("--user-model and --judge-model say where tau2's user is served; --eval-base adds the base model's evaluation", async () => {
+    const out = join(work, "tau2-seed-flags");
+    const address = "http://10.0.0.5:9000/v1#gpt-4.1-2025-04-14";
+    const result = await runCli([
+      "pipeline",
+      "--preset",
+      "tau2-seed",
+      "--dry-run",
+      "--out",
+      out,
+      "--user-model",
+      address,
+      "--judge-model",
+      address,
+      "--eval-base",
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const pre = commandsByStage(result.stdout).get("eval-pre") ?? [];
+    assert.match(pre[0] ?? "", /^vllm serve MMOPD\/Qwen3-4B-OT3-2ep .*--reasoning-parser qwen3 /, "the base model first, as a thinking model too");
+    assert.match(pre[1] ?? "", /--model 'base=http:\/\/127\.0\.0\.1:PORT\/v1#MMOPD\/Qwen3-4B-OT3-2ep' /);
+    const evals = pre.filter((line) => line.startsWith("toolgym eval"));
+    assert.equal(evals.length, 4, "two test splits for each of base and pre");
+    for (const line of evals) assert.ok(line.includes(`--user-model '${address}' --judge-model '${address}' `), line);
+    const bad = await runCli(["pipeline", "--preset", "seed", "--dry-run", "--user-model", address]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /eval\.userModel.*explicit rows.*\[PIPELINE_CONFIG_INVALID\]/);
+  });
+});
+
+describe("toolgym pipeline --preset tau2 --dry-run", () => {
+  it("plays the scripted oracle on the three domains' train splits under the customer-as-a-tool protocol, exports tau2-sft lines, and evaluates the test splits with trials", async () => {
+    const out = join(work, "tau2");
+    const result = await runCli(["pipeline", "--preset", "tau2", "--dry-run", "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    const stages = commandsByStage(result.stdout);
+    const data = stages.get("data") ?? [];
+    const plays = data.filter((line) => line.startsWith("toolgym eval"));
+    assert.deepEqual(
+      plays.map((line) => /--env (\S+) --agent oracle --split (\S+) --n (\d+) --config '\{"customer":"tool"\}' /.exec(line)?.slice(1)),
+      [
+        ["tau2_mock", "base", "10"],
+        ["tau2_retail", "train", "74"],
+        ["tau2_telecom", "train", "74"],
+      ],
+    );
+    for (const env of ["tau2_mock", "tau2_retail", "tau2_telecom"])
+      assert.ok(
+        data.includes(
+          `toolgym export ${out}/data/trajectories/${env}--scripted-oracle/tau2-sft --format tau2-sft --out ${out}/data/tau2-sft/${env}--oracle.jsonl`,
+        ),
+        data.join("\n"),
+      );
+    const position = (pattern: RegExp) => data.findIndex((line) => pattern.test(line));
+    const model = position(/make-tiny-qwen3\.py .*--corpus .*tokenizer-corpus\.jsonl --vocab-size 4096 /);
+    const rows = position(new RegExp(`^toolgym sft tau2 ${out}/data/tau2-sft\\.jsonl --model-dir ${out}/data/base-model --out ${out}/data/sft\\.jsonl `));
+    assert.ok(position(/^toolgym export /) < model && model < rows, data.join("\n"));
+    assert.match(result.stdout, /## data\n\n(?:.*\n)*# the 3 exports concatenated into /);
+    const pre = stages.get("eval-pre") ?? [];
+    const evals = pre.filter((line) => line.startsWith("toolgym eval"));
+    assert.deepEqual(
+      evals.map((line) => [
+        /--model '(\w+)=/.exec(line)?.[1],
+        /--env (\S+)/.exec(line)?.[1],
+        /--split (\S+)/.exec(line)?.[1],
+        /--num-trials (\d+)/.exec(line)?.[1],
+      ]),
+      [
+        ["base", "tau2_mock", "base", "2"],
+        ["base", "tau2_retail", "test", "2"],
+        ["base", "tau2_telecom", "test", "2"],
+        ["pre", "tau2_mock", "base", "2"],
+        ["pre", "tau2_retail", "test", "2"],
+        ["pre", "tau2_telecom", "test", "2"],
+      ],
+    );
+    for (const line of evals) assert.match(line, /--config '\{"customer":"tool"\}'/);
+  });
+});

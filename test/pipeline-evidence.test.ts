@@ -85,14 +85,14 @@ describe("pipeline config: arms", () => {
 
   it("the tiny preset: two seeds on the real reward, the shuffled control, the filtered-SFT baseline, a curve and sampled eval", () => {
     assert.deepEqual(
-      tiny.grpo.arms.map((arm) => [arm.name, arm.seed, arm.transform]),
+      tiny.grpo?.arms.map((arm) => [arm.name, arm.seed, arm.transform]),
       [
         ["grpo-s0", 0, null],
         ["grpo-s1", 1, null],
         ["shuffled", 0, "shuffle_within_group"],
       ],
     );
-    assert.deepEqual(tiny.grpo.curve, { every: 50, benchmark: "search_plan_act", n: 50 });
+    assert.deepEqual(tiny.grpo?.curve, { every: 50, benchmark: "search_plan_act", n: 50 });
     assert.equal(tiny.baseline?.minReward, 0.9);
     assert.deepEqual(tiny.sampled, { benchmarks: ["search_plan_act"], n: 50, samples: 4, temperature: 1 });
   });

@@ -134,7 +134,7 @@ describe("toolgym pipeline --preset smoke", () => {
 
     // summary.json's shape.
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Json;
-    assert.deepEqual(Object.keys(summary), ["preset", "seconds", "stages", "grpo", "comparisons", "arms"]);
+    assert.deepEqual(Object.keys(summary), ["preset", "seconds", "stages", "grpo", "comparisons", "arms", "evaluation"]);
     assert.equal(summary.preset, "smoke");
     assert.equal(typeof summary.seconds, "number");
     assert.deepEqual(

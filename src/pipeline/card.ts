@@ -146,14 +146,32 @@ function curveMarkdown(arms: readonly ArmEvidence[]): string {
   return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
 }
 
+/** How the models were evaluated: trials, the user simulator and judge, the chat template's switches. */
+function evaluationText(config: PipelineConfig): string {
+  const settings = config.eval;
+  const models = [...(settings.base ? ["`base` (the base model)"] : []), "`pre` (the model after SFT)", ...armList(config).map((arm) => `\`${arm.name}\``)];
+  const lines = [
+    `- Models: ${models.join(", ")}, each behind ${settings.engine} serve, temperature ${settings.temperature}, at most ${settings.maxTokens} tokens a reply, chat template kwargs \`${JSON.stringify(settings.chatTemplateKwargs)}\`.`,
+    `- Plays per task: ${settings.trials}${settings.trials > 1 ? " (pass^k for k up to that, beside the mean)" : ""}.`,
+  ];
+  if (settings.userModel !== undefined || settings.judgeModel !== undefined || config.data.tau2)
+    lines.push(
+      `- tau2's user simulator: ${settings.userModel ? `\`${settings.userModel.replace(/^.*#/, "")}\`` : "the scripted user"}; NL-assertion judge: ${settings.judgeModel ? `\`${settings.judgeModel.replace(/^.*#/, "")}\`` : "none (such assertions are not computed)"}.`,
+    );
+  return lines.join("\n");
+}
+
 /** The pipeline's sections after the report card: arms, learning curves, failure categories, sampled evaluation. */
 function evidenceMarkdown(config: PipelineConfig, evidence: Evidence): string {
-  const sections: string[] = [
-    "## Arms",
-    `Every arm starts from the same SFT model (\`pre\`); comparisons are paired over the same tasks, Holm-adjusted across all arms' rows together.`,
-    verdict(evidence, config.grpo.curve?.benchmark),
-  ];
-  if (config.grpo.curve) {
+  const sections: string[] = [];
+  if (evidence.arms.length > 0)
+    sections.push(
+      "## Arms",
+      `Every arm starts from the same SFT model (\`pre\`); comparisons are paired over the same tasks, Holm-adjusted across all arms' rows together.`,
+      verdict(evidence, config.grpo?.curve?.benchmark),
+    );
+  sections.push("## Evaluation settings", evaluationText(config));
+  if (config.grpo?.curve) {
     const { benchmark, n } = config.grpo.curve;
     sections.push(
       "## Learning curves",
@@ -180,6 +198,7 @@ function evidenceMarkdown(config: PipelineConfig, evidence: Evidence): string {
 export function writeEvidence(config: PipelineConfig, out: string): void {
   const arms = armList(config);
   const report: Report = pipelineReport(
+    config,
     out,
     arms.map((arm) => arm.name),
   );
@@ -194,12 +213,13 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
       curve: arm.kind === "baseline" ? [] : armCurve(config, out, arm.name, checkpoints),
       comparisons: comparisons.get(arm.name) ?? [],
     })),
-    failures: failureTables(out, ["pre", ...arms.map((arm) => arm.name)]),
-    sampled: sampledResults(config, out, ["pre", ...arms.map((arm) => arm.name)]),
+    failures: failureTables(out, [...(config.eval.base ? ["base"] : []), "pre", ...arms.map((arm) => arm.name)]),
+    sampled: sampledResults(config, out, ["pre", ...(config.eval.base ? ["base"] : []), ...arms.map((arm) => arm.name)]),
   };
-  const first = config.grpo.arms.find((arm) => arm.transform === null)!;
+  const first = config.grpo?.arms.find((arm) => arm.transform === null);
+  const models = modelPaths(config, out);
   // The heading names the model as a path inside the run's output, not the machine's temporary directory.
-  const title = `${relative(out, modelPaths(config, out).arm(first.name))} (toolgym pipeline, preset ${config.preset})`;
+  const title = `${relative(out, first ? models.arm(first.name) : models.pre) || models.pre} (toolgym pipeline, preset ${config.preset})`;
   const inside = (text: string) => text.split(`${out}/`).join("");
   const charts = [
     curveChart(evidence.arms, "held-out mean reward by GRPO step", (point) => ({ value: point.mean, low: point.ci_low, high: point.ci_high })),
@@ -210,9 +230,9 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
   const card = `${inside(renderCard(report, { title }))}\n${evidenceMarkdown(config, evidence)}\n`;
   writeAtomically(join(out, "card", "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   writeAtomically(join(out, EVIDENCE_FILE), `${JSON.stringify(evidence, null, 2)}\n`);
-  if (config.grpo.curve) writeAtomically(join(out, "curves.svg"), `${charts[0]}\n`);
+  if (config.grpo?.curve) writeAtomically(join(out, "curves.svg"), `${charts[0]}\n`);
   const html = renderHtml(report);
-  const section = `<section id="learning-curves"><h2>Learning curves</h2>${config.grpo.curve ? charts.join("\n") : "<p>No learning curve in this config.</p>"}</section>`;
+  const section = `<section id="learning-curves"><h2>Learning curves</h2>${config.grpo?.curve ? charts.join("\n") : "<p>No learning curve in this config.</p>"}</section>`;
   writeAtomically(join(out, "report.html"), html.includes("</body>") ? html.replace("</body>", `${section}\n</body>`) : `${html}${section}`);
   writeAtomically(join(out, "card.md"), card);
 }

@@ -62,9 +62,36 @@ export const pipelineConfigSchema = z.strictObject({
     /** Keep only trajectories with at least this reward (noisy oracles also fail). */
     minReward: z.number().optional(),
     maxTokens: z.number().int().min(16).default(4096),
-    /** GRPO prompts (train split). */
-    prompts: z.number().int().positive(),
+    /** GRPO prompts (train split; with a `grpo` stage). */
+    prompts: z.number().int().min(0).default(0),
     promptSeed: z.number().int().min(0).default(2),
+    /** The split the GRPO prompts come from (tau2_mock has only `base`). */
+    promptSplit: z.string().min(1).default("train"),
+    /**
+     * SFT rows the way the Tau2 card builds them: `policies` play each source's split (`trials` plays per task),
+     * each run is exported with `--format tau2-sft`, and `toolgym sft tau2` builds the rows; or `file`, an
+     * AReaL-tau2-data file (e.g. tau2_sft_train.jsonl), instead of playing anything.
+     */
+    tau2: z
+      .strictObject({
+        sources: z
+          .array(
+            z.strictObject({
+              env: z.string().min(1),
+              split: z.string().min(1),
+              n: z.number().int().positive(),
+              trials: z.number().int().positive().default(1),
+              config: z.record(z.string(), z.unknown()).default({}),
+            }),
+          )
+          .default([]),
+        file: z.string().min(1).optional(),
+        /** A Hugging Face dataset repository `file` is downloaded from (into the data stage's directory). */
+        hub: z.string().min(1).optional(),
+        /** `sft tau2 --enable-thinking`: the chat template's thinking switch for the rows (null: not passed). */
+        enableThinking: z.boolean().nullable().default(false),
+      })
+      .optional(),
   }),
   /** Flags of python/train_sft.py; absent: the stage is skipped (the base model goes straight to GRPO). */
   sft: flags.optional(),
@@ -80,22 +107,32 @@ export const pipelineConfigSchema = z.strictObject({
     chatTemplateKwargs: z.record(z.string(), z.unknown()).default({ enable_thinking: false }),
     /** Extra arguments of the server command (`vllm serve` flags, for example). */
     serverArgs: z.array(z.string()).default([]),
+    /** Plays per task (`--num-trials`; tau2's pass^k needs k of them). */
+    trials: z.number().int().positive().default(1),
+    /** tau2's user simulator and NL-assertion judge, URL#NAME (`toolgym pipeline --user-model/--judge-model` override them); absent: the scripted user, no judge. */
+    userModel: z.string().min(1).optional(),
+    judgeModel: z.string().min(1).optional(),
+    /** Also evaluate the base model (label `base`), beside the SFT model. */
+    base: z.boolean().default(false),
   }),
-  grpo: z.strictObject({
-    /** Flags of python/train_grpo.py (besides model, dataset, server and output, which the pipeline sets). */
-    flags,
-    /** How train_grpo.py is started: "python" or an `accelerate launch` prefix for several GPUs. */
-    launcher: z.array(z.string()).default([]),
-    /** Stop when every group had zero reward variance in each of the first K logged steps (0 = never). */
-    noSignalSteps: z.number().int().min(0).default(3),
-    /** GRPO runs from the same pre model; the first with no transform is the one the top-level summary describes. */
-    arms: z
-      .array(armSchema)
-      .min(1)
-      .default([{ name: "grpo", seed: 0, transform: null }]),
-    /** A learning curve: a checkpoint every `every` steps, each evaluated on suite row `benchmark` at `n` tasks (with the pre and final models). */
-    curve: z.strictObject({ every: z.number().int().positive(), benchmark: z.string().min(1), n: z.number().int().positive() }).optional(),
-  }),
+  /** GRPO after SFT; absent: no GRPO stage (the card compares the SFT model with the base model when that is evaluated). */
+  grpo: z
+    .strictObject({
+      /** Flags of python/train_grpo.py (besides model, dataset, server and output, which the pipeline sets). */
+      flags,
+      /** How train_grpo.py is started: "python" or an `accelerate launch` prefix for several GPUs. */
+      launcher: z.array(z.string()).default([]),
+      /** Stop when every group had zero reward variance in each of the first K logged steps (0 = never). */
+      noSignalSteps: z.number().int().min(0).default(3),
+      /** GRPO runs from the same pre model; the first with no transform is the one the top-level summary describes. */
+      arms: z
+        .array(armSchema)
+        .min(1)
+        .default([{ name: "grpo", seed: 0, transform: null }]),
+      /** A learning curve: a checkpoint every `every` steps, each evaluated on suite row `benchmark` at `n` tasks (with the pre and final models). */
+      curve: z.strictObject({ every: z.number().int().positive(), benchmark: z.string().min(1), n: z.number().int().positive() }).optional(),
+    })
+    .optional(),
   /** The non-RL baseline: SFT from the base model on the demonstrations with reward ≥ minReward (same SFT flags), evaluated like the arms. */
   baseline: z.strictObject({ name: label.default("filtered-sft"), minReward: z.number(), seed: z.number().int().min(0).default(0) }).optional(),
   /** Sampled evaluation beside greedy, for every model: `samples` per task at `temperature` on suite rows `benchmarks` (first `n` tasks). */
@@ -110,37 +147,65 @@ export const pipelineConfigSchema = z.strictObject({
 });
 export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
 
+/** Whether the data stage plays scripted trajectories (the SFT rows, a tiny model's corpus and the baseline come from them). */
+export function playsTrajectories(config: PipelineConfig): boolean {
+  const tau2 = config.data.tau2;
+  return config.sft !== undefined && config.data.policies.length > 0 && (tau2 ? tau2.sources.length > 0 : config.data.episodes > 0);
+}
+
+/** Whether each suite row is its own `toolgym eval --env` command: trials and a user or judge model are per-environment options. */
+export const evaluatesPerRow = (config: PipelineConfig) =>
+  config.eval.trials > 1 || config.eval.userModel !== undefined || config.eval.judgeModel !== undefined;
+
+function tau2Problem(config: PipelineConfig): string | undefined {
+  const tau2 = config.data.tau2;
+  if (!tau2) return undefined;
+  if (!config.sft) return "field 'data.tau2' makes SFT rows, so it needs `sft`";
+  if (tau2.sources.length > 0 === (tau2.file !== undefined))
+    return "field 'data.tau2': give either `sources` (scripted conversations to export) or `file` (an AReaL-tau2-data file), not both or neither";
+  if (tau2.sources.length > 0 && config.data.policies.length === 0)
+    return "field 'data.tau2.sources' is played by `data.policies`; name at least one (e.g. oracle)";
+  if (config.baseline) return "field 'baseline' filters the trajectories' rows by reward; it does not combine with `data.tau2`";
+  return undefined;
+}
+
 /** Checks the fields that depend on each other; the first problem as a message naming its field. */
 function crossFieldProblem(config: PipelineConfig): string | undefined {
-  const names = [...config.grpo.arms.map((arm) => arm.name), ...(config.baseline ? [config.baseline.name] : [])];
-  const repeated = names.find((name, index) => names.indexOf(name) !== index || name === "pre");
-  if (repeated) return `field 'grpo.arms': the name '${repeated}' is used twice or is 'pre' (the SFT model's label); give every arm its own name`;
-  if (!config.grpo.arms.some((arm) => arm.transform === null))
-    return "field 'grpo.arms': every arm has a reward transform; at least one arm must train on the environment's reward";
-  const set = ARM_FLAGS.find((flag) => flag in config.grpo.flags);
-  if (set) return `field 'grpo.flags.${set}': the pipeline sets --${set} for each arm; give seeds and transforms in 'grpo.arms'`;
-  if (config.baseline && (!config.sft || config.data.policies.length === 0 || config.data.episodes === 0))
+  const tau2 = tau2Problem(config);
+  if (tau2) return tau2;
+  if (config.baseline && !playsTrajectories(config))
     return "field 'baseline' trains SFT on the teacher's demonstrations, so it needs `sft`, `data.policies` and `data.episodes` > 0";
-  const curve = config.grpo.curve;
-  const last = Number(config.grpo.flags["max-steps"]);
+  if (evaluatesPerRow(config) && typeof config.eval.suite === "string")
+    return "fields 'eval.trials', 'eval.userModel' and 'eval.judgeModel' run each row on its own; give `eval.suite` as explicit rows";
+  const rows = typeof config.eval.suite === "string" ? undefined : config.eval.suite.map((row) => row.benchmark);
+  for (const name of config.sampled?.benchmarks ?? [])
+    if (rows && !rows.includes(name)) return `field 'sampled.benchmarks': '${name}' is not a row of eval.suite (${rows.join(", ")})`;
+  const grpo = config.grpo;
+  if (!grpo) return undefined;
+  if (config.data.prompts === 0) return "field 'data.prompts': the grpo stage trains on prompts; give their number (> 0)";
+  const names = [...grpo.arms.map((arm) => arm.name), ...(config.baseline ? [config.baseline.name] : [])];
+  const repeated = names.find((name, index) => names.indexOf(name) !== index || name === "pre" || name === "base");
+  if (repeated)
+    return `field 'grpo.arms': the name '${repeated}' is used twice or is 'pre' or 'base' (the SFT and base models' labels); give every arm its own name`;
+  if (!grpo.arms.some((arm) => arm.transform === null))
+    return "field 'grpo.arms': every arm has a reward transform; at least one arm must train on the environment's reward";
+  const set = ARM_FLAGS.find((flag) => flag in grpo.flags);
+  if (set) return `field 'grpo.flags.${set}': the pipeline sets --${set} for each arm; give seeds and transforms in 'grpo.arms'`;
+  const curve = grpo.curve;
+  const last = Number(grpo.flags["max-steps"]);
   if (curve && !(Number.isInteger(last) && last > curve.every))
     return "field 'grpo.curve.every': a curve needs 'grpo.flags.max-steps' greater than 'every' (points: the SFT model, each checkpoint, the final model: at least 3)";
-  const rows = typeof config.eval.suite === "string" ? undefined : config.eval.suite.map((row) => row.benchmark);
-  const wanted = [
-    ...(config.grpo.curve ? [["grpo.curve.benchmark", config.grpo.curve.benchmark]] : []),
-    ...(config.sampled?.benchmarks ?? []).map((name) => ["sampled.benchmarks", name]),
-  ];
-  for (const [field, name] of wanted)
-    if (rows && !rows.includes(name as string)) return `field '${field}': '${name}' is not a row of eval.suite (${rows.join(", ")})`;
+  if (curve && rows && !rows.includes(curve.benchmark))
+    return `field 'grpo.curve.benchmark': '${curve.benchmark}' is not a row of eval.suite (${rows.join(", ")})`;
   return undefined;
 }
 
 export function parsePipelineConfig(value: unknown, source: string): PipelineConfig {
   const parsed = pipelineConfigSchema.safeParse(value);
   if (parsed.success) {
-    const { base, sft, data } = parsed.data;
+    const { base } = parsed.data;
     const corpusNeeded = base.kind === "tiny-qwen3" && (base.vocabularySize !== undefined || base.pretrainSteps > 0);
-    if (corpusNeeded && (!sft || data.policies.length === 0 || data.episodes === 0))
+    if (corpusNeeded && !playsTrajectories(parsed.data))
       throw new DataError({
         code: "PIPELINE_CONFIG_INVALID",
         file: source,

@@ -5,7 +5,7 @@ import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
 import { bootstrapMean, compareTasks, holmAdjust, inTaskOrder, mean, passAtK } from "../eval/statistics.ts";
 import { readRun, type LoadedRun } from "../runs/reader.ts";
 import type { Arm, PipelineConfig } from "./config.ts";
-import { evidenceLayout } from "./layout.ts";
+import { evalStageOf, evidenceLayout } from "./layout.ts";
 
 interface Interval {
   mean: number;
@@ -99,7 +99,7 @@ function curvePoint(run: LoadedRun, step: number, label: string): CurvePoint {
 
 /** An arm's curve: the pre model at step 0, each checkpoint, the final model; points whose run is missing are left out. */
 export function armCurve(config: PipelineConfig, out: string, arm: string, checkpoints: readonly number[]): CurvePoint[] {
-  if (!config.grpo.curve) return [];
+  if (!config.grpo?.curve) return [];
   const layout = evidenceLayout(out);
   const last = Number(config.grpo.flags["max-steps"]);
   const points = [{ label: "pre", step: 0 }, ...checkpoints.map((step) => ({ label: arm, step })), { label: arm, step: last }];
@@ -111,7 +111,7 @@ export function armCurve(config: PipelineConfig, out: string, arm: string, check
 
 /** The arms and the baseline with their kind, in config order. */
 export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" | "kind" | "seed" | "transform">> {
-  const arms = config.grpo.arms.map((arm) => ({
+  const arms = (config.grpo?.arms ?? []).map((arm) => ({
     name: arm.name,
     kind: arm.transform ? ("control" as const) : ("grpo" as const),
     seed: arm.seed,
@@ -120,10 +120,14 @@ export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" 
   return config.baseline ? [...arms, { name: config.baseline.name, kind: "baseline" as const, seed: config.baseline.seed, transform: null }] : arms;
 }
 
-/** The report over the pre model's suite runs and each arm's, in config order (pre first: every comparison is against it). */
-export function pipelineReport(out: string, labels: readonly string[]): Report {
+/**
+ * The report over the evaluated models' suite runs in config order. The first is every comparison's baseline:
+ * pre (the SFT model) when there are arms, else the base model when it was evaluated (so the card reads SFT vs base).
+ */
+export function pipelineReport(config: PipelineConfig, out: string, labels: readonly string[]): Report {
   const layout = evidenceLayout(out);
-  const paths = [layout.suiteRuns("eval-pre", "pre"), ...labels.map((label) => layout.suiteRuns("eval-post", label))];
+  const before = config.eval.base ? (config.grpo ? ["pre", "base"] : ["base", "pre"]) : ["pre"];
+  const paths = [...before, ...labels].map((label) => layout.suiteRuns(evalStageOf(label), label));
   return buildReport(loadInputs(paths.filter((path) => existsSync(path))));
 }
 
@@ -157,7 +161,7 @@ export function failureTables(out: string, labels: readonly string[]): FailureTa
   const layout = evidenceLayout(out);
   const tables = new Map<string, FailureTable>();
   for (const label of labels) {
-    for (const run of runsUnder(layout.suiteRuns(label === "pre" ? "eval-pre" : "eval-post", label))) {
+    for (const run of runsUnder(layout.suiteRuns(evalStageOf(label), label))) {
       const failures = failureCounts(run);
       if (!failures) continue;
       const benchmark = run.metadata.benchmark;
@@ -203,7 +207,7 @@ export function sampledResults(config: PipelineConfig, out: string, labels: read
   const found: SampledResult[] = [];
   const preRewards = new Map<string, number[]>();
   for (const label of labels) {
-    for (const run of runsUnder(layout.sampled(label === "pre" ? "eval-pre" : "eval-post", label))) {
+    for (const run of runsUnder(layout.sampled(evalStageOf(label), label))) {
       const benchmark = run.metadata.benchmark;
       const rewards = taskMeans(run, rewardOf);
       const passes = passShares(run, samples);

@@ -17,13 +17,16 @@ export function modelPaths(config: PipelineConfig, out: string) {
 
 /** Checkpoint steps of the learning curve (the final model is the last point). */
 export function curveSteps(config: PipelineConfig): number[] {
-  const curve = config.grpo.curve;
+  const curve = config.grpo?.curve;
   if (!curve) return [];
-  const last = Number(config.grpo.flags["max-steps"]);
+  const last = Number(config.grpo?.flags["max-steps"]);
   const steps: number[] = [];
   for (let step = curve.every; step < last; step += curve.every) steps.push(step);
   return steps;
 }
+
+/** The models evaluated before GRPO (the SFT model `pre`, the base model `base`) go under eval-pre, the arms under eval-post. */
+export const evalStageOf = (label: string): "eval-pre" | "eval-post" => (label === "pre" || label === "base" ? "eval-pre" : "eval-post");
 
 /** Where the pipeline's evaluation runs go (each `toolgym eval --out DIR` then adds `<benchmark>--<label>/<run id>`). */
 export function evidenceLayout(out: string) {
@@ -32,7 +35,7 @@ export function evidenceLayout(out: string) {
     suiteRuns: (stage: "eval-pre" | "eval-post", label: string) => join(out, stage, "runs", label),
     sampled: (stage: "eval-pre" | "eval-post", label: string) => join(out, stage, "sampled", label),
     /** A learning-curve point; the pre model's (step 0) is shared by every arm. */
-    curve: (label: string, step: number) => join(out, label === "pre" ? "eval-pre" : "eval-post", "curve", label, `step-${step}`),
+    curve: (label: string, step: number) => join(out, evalStageOf(label), "curve", label, `step-${step}`),
     steps: (arm: string) => join(out, "grpo", arm, "steps.jsonl"),
   };
 }

@@ -221,7 +221,131 @@ const tiny = {
   sampled: { benchmarks: ["search_plan_act"], n: 50, samples: 4, temperature: 1 },
 };
 
-const PRESETS: Record<string, unknown> = { seed, smoke, tiny };
+/** The customer-as-a-tool protocol: what TRL's loop can train and `toolgym serve` serves (docs/tau2.md). */
+const customerTool = { customer: "tool" };
+
+/**
+ * `tau2-smoke`: the Tau2 card's stages for real and tiny (plumbing, not learning): the scripted oracle's
+ * conversations on two tau2_mock tasks exported as AReaL lines, `sft tau2` rows for a random tiny Qwen3, two SFT
+ * steps, then the base and SFT models evaluated with two trials per task (pass^1, pass^2) and the card.
+ */
+const tau2Smoke = {
+  preset: "tau2-smoke",
+  description: "The Tau2 card's stages, a few steps each, on CPU (CI): tau2_mock, a random tiny Qwen3, the scripted user. Plumbing, not learning.",
+  env: "tau2_mock",
+  envConfig: customerTool,
+  base: { kind: "tiny-qwen3" },
+  data: {
+    policies: ["oracle"],
+    maxTokens: 2048,
+    tau2: { sources: [{ env: "tau2_mock", split: "base", n: 2, config: customerTool }], enableThinking: false },
+  },
+  sft: smoke.sft,
+  eval: {
+    engine: "transformers",
+    suite: [{ benchmark: "tau2_mock", env: "tau2_mock", config: customerTool, split: "base", n: 2, seed: 300, metrics: ["reward", "pass"] }],
+    trials: 2,
+    base: true,
+    temperature: 0,
+    maxTokens: 24,
+    maxTurns: 3,
+    concurrency: 2,
+  },
+};
+
+/**
+ * `tau2`: the Tau2 card on CPU (design and sizing: docs/tau2.md "The tau2 pipeline"). A tiny Qwen3 with a
+ * vocabulary learnt from the scripted oracle's train-split conversations on mock, retail and telecom (customer
+ * as a tool), taught in-context copying and pretrained on them, SFT on their `sft tau2` rows, then the base and
+ * SFT models on the held-out test splits (mock has one split, so its row measures the trained tasks) with trials.
+ */
+const tau2Cpu = {
+  preset: "tau2",
+  description:
+    "The Tau2 SFT card on CPU: tiny Qwen3 SFT'd on the scripted oracle's train-split tau2 conversations (mock, retail, telecom; customer as a tool), evaluated on the test splits with trials and pass^k.",
+  env: "tau2_mock",
+  envConfig: customerTool,
+  base: { kind: "tiny-qwen3", hiddenSize: 128, layers: 2, vocabularySize: 4096, inductionSteps: 1000, pretrainSteps: 200, seed: 1 },
+  data: {
+    policies: ["oracle"],
+    maxTokens: 4096,
+    tau2: {
+      sources: [
+        { env: "tau2_mock", split: "base", n: 10, config: customerTool },
+        { env: "tau2_retail", split: "train", n: 74, config: customerTool },
+        { env: "tau2_telecom", split: "train", n: 74, config: customerTool },
+      ],
+      enableThinking: false,
+    },
+  },
+  sft: {
+    "use-cpu": true,
+    "max-steps": 300,
+    "per-device-batch-size": 4,
+    "gradient-accumulation-steps": 1,
+    "learning-rate": 1e-3,
+    "lr-scheduler-type": "cosine",
+    "warmup-ratio": 0.05,
+    "max-length": 4096,
+    "logging-steps": 25,
+  },
+  eval: {
+    engine: "transformers",
+    suite: [
+      { benchmark: "tau2_mock", env: "tau2_mock", config: customerTool, split: "base", n: 10, seed: 300, metrics: ["reward", "pass"] },
+      { benchmark: "tau2_retail", env: "tau2_retail", config: customerTool, split: "test", n: 10, seed: 300, metrics: ["reward", "pass"] },
+      { benchmark: "tau2_telecom", env: "tau2_telecom", config: customerTool, split: "test", n: 10, seed: 300, metrics: ["reward", "pass"] },
+    ],
+    trials: 2,
+    base: true,
+    temperature: 0,
+    maxTokens: 96,
+    maxTurns: 8,
+    concurrency: 2,
+  },
+};
+
+/** tau2's leaderboard user simulator and NL-assertion judge (tau2 `config.py`: DEFAULT_LLM_USER, DEFAULT_LLM_NL_ASSERTIONS). */
+const TAU2_LEADERBOARD_MODEL = "gpt-4.1-2025-04-14";
+
+/**
+ * `tau2-seed`: the Tau2 SFT card on a GPU. MMOPD/Qwen3-4B-OT3-2ep (Qwen3-4B-Base fine-tuned on OpenThoughts3, a
+ * thinking model; its sibling MMOPD/Qwen3-1.7B-OT3-2ep takes the same recipe), SFT on AReaL-tau2-data's
+ * tau2_sft_train.jsonl (33,531 examples, one assistant turn each, every trajectory whatever its outcome) as
+ * `sft tau2` builds the rows (thinking on, 32,768 tokens), TRL's SFTTrainer in bf16 with TRL's own defaults for
+ * what the card does not state (learning rate, epochs, batch size); evaluated as a thinking model behind vLLM's
+ * qwen3 reasoning parser (the customer and the judge see only the reply), tau2's leaderboard protocol, user and
+ * judge, 4 trials per test task at temperature 0 (tau2's defaults).
+ */
+const tau2Seed = {
+  preset: "tau2-seed",
+  description:
+    "The Tau2 SFT card on one GPU: MMOPD/Qwen3-4B-OT3-2ep SFT on AReaL-tau2-data tau2_sft_train.jsonl (33,531 examples, one assistant turn each, every trajectory regardless of outcome; rows as `sft tau2` builds them: thinking enabled, 32,768-token context), TRL SFTTrainer on pretokenized input_ids/labels in bf16 with TRL's defaults for learning rate, epochs and batch size (the card states none: --trl-defaults); evaluated on the tau2 test splits as a thinking model (vLLM's qwen3 reasoning parser keeps the reasoning from the customer and the judge), leaderboard protocol, user simulator and judge gpt-4.1-2025-04-14 (--user-model/--judge-model: where it is served), 4 trials, pass^k.",
+  env: "tau2_retail",
+  base: { kind: "model", model: "MMOPD/Qwen3-4B-OT3-2ep" },
+  data: {
+    maxTokens: 32768,
+    tau2: { file: "tau2_sft_train.jsonl", hub: "inclusionAI/AReaL-tau2-data", enableThinking: true },
+  },
+  sft: { "trl-defaults": true, bf16: true, "max-length": 32768, "gradient-checkpointing": true },
+  eval: {
+    engine: "vllm",
+    suite: [
+      { benchmark: "tau2_retail", env: "tau2_retail", split: "test", n: 40, seed: 300, metrics: ["reward", "pass"] },
+      { benchmark: "tau2_telecom", env: "tau2_telecom", split: "test", n: 40, seed: 300, metrics: ["reward", "pass"] },
+    ],
+    trials: 4,
+    temperature: 0,
+    maxTokens: 8192,
+    concurrency: 32,
+    chatTemplateKwargs: { enable_thinking: true },
+    userModel: `http://127.0.0.1:8001/v1#${TAU2_LEADERBOARD_MODEL}`,
+    judgeModel: `http://127.0.0.1:8001/v1#${TAU2_LEADERBOARD_MODEL}`,
+    serverArgs: ["--enable-auto-tool-choice", "--tool-call-parser", "hermes", "--reasoning-parser", "qwen3", "--max-model-len", "32768"],
+  },
+};
+
+const PRESETS: Record<string, unknown> = { seed, smoke, tiny, "tau2-smoke": tau2Smoke, tau2: tau2Cpu, "tau2-seed": tau2Seed };
 export const PRESET_NAMES = Object.keys(PRESETS);
 
 export function presetConfig(name: string): PipelineConfig {

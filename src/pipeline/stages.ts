@@ -1,14 +1,15 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { join } from "node:path";
 import { requireBuiltinSuite } from "../eval/suites/builtin.ts";
 import { parseSuite, type Suite, type SuiteRow } from "../eval/suites/suite.ts";
-import type { Arm, PipelineConfig, StageName } from "./config.ts";
+import { evaluatesPerRow, playsTrajectories, type Arm, type PipelineConfig, type StageName } from "./config.ts";
 import { GrpoSignalMonitor } from "./grpo-signal.ts";
 import { PACKAGE_ROOT, modelServerCommand } from "./processes.ts";
 import { writeEvidence } from "./card.ts";
 import { curveSteps, evidenceLayout, modelPaths } from "./layout.ts";
 import type { Step } from "./steps.ts";
+import { hubDatasetSteps, hubTokenizerStep, tau2ConversationSteps, tau2DataPaths, tau2RowsStep } from "./tau2-data.ts";
 
 /** What a stage's steps are derived from: the config, where things go and the Python that runs the recipes. */
 export interface PlanContext {
@@ -39,7 +40,8 @@ const dataPaths = (out: string) => ({
 });
 
 /** A tiny model whose vocabulary or pretraining learns from the SFT trajectories is built after them. */
-const usesCorpus = (config: PipelineConfig) => config.base.kind === "tiny-qwen3" && (config.base.vocabularySize !== undefined || config.base.pretrainSteps > 0);
+const usesCorpus = (config: PipelineConfig) =>
+  config.base.kind === "tiny-qwen3" && (config.base.vocabularySize !== undefined || config.base.pretrainSteps > 0) && playsTrajectories(config);
 
 function tinyModelStep({ config, python, out }: PlanContext): Step {
   const base = config.base;
@@ -82,7 +84,19 @@ const dataStage: Stage = {
     const steps: Step[] = [];
     const envConfig = JSON.stringify(config.envConfig);
     if (config.base.kind === "tiny-qwen3" && !usesCorpus(config)) steps.push(tinyModelStep(context));
-    if (config.sft) {
+    if (config.data.tau2) {
+      steps.push(...hubDatasetSteps(config, context.python, out), ...tau2ConversationSteps(config, out, paths.trajectories));
+      if (usesCorpus(config)) {
+        steps.push({ kind: "toolgym", args: ["sft", "conversations", paths.trajectories, "--out", paths.corpus], note: "tokenizer corpus" });
+        steps.push(tinyModelStep(context));
+      }
+      const base = config.base;
+      // A hub id has no local tokenizer directory to build rows with: its tokenizer files are downloaded first.
+      const hub = base.kind === "model" && !existsSync(base.model);
+      if (hub) steps.push(hubTokenizerStep(context.python, base.model, out));
+      const tokenizer = hub ? tau2DataPaths(out).tokenizer : modelPaths(config, out).base;
+      steps.push(tau2RowsStep(config, { out, tokenizer, rows: paths.rows }));
+    } else if (config.sft) {
       for (const policy of config.data.policies) {
         const args = [
           "eval",
@@ -107,7 +121,8 @@ const dataStage: Stage = {
       steps.push(sftRowsStep(context, paths.rows, config.data.minReward));
       if (config.baseline) steps.push(sftRowsStep(context, paths.baselineRows, config.baseline.minReward));
     }
-    const args = ["dataset", config.env, "--split", "train", "--seed", String(config.data.promptSeed), "--n", String(config.data.prompts)];
+    if (!config.grpo) return steps;
+    const args = ["dataset", config.env, "--split", config.data.promptSplit, "--seed", String(config.data.promptSeed), "--n", String(config.data.prompts)];
     steps.push({ kind: "toolgym", args: [...args, "--config", envConfig, "--out", paths.prompts], note: `${config.data.prompts} GRPO prompts` });
     return steps;
   },
@@ -147,6 +162,12 @@ export function pipelineSuite(config: PipelineConfig): Suite {
 
 const SERVER_URL = "http://127.0.0.1:PORT/v1";
 
+/** tau2's user simulator and judge: per-environment options, so only rows run one by one take them. */
+function simulatorArgs(config: PipelineConfig): string[] {
+  const { userModel, judgeModel } = config.eval;
+  return [...(userModel ? ["--user-model", userModel] : []), ...(judgeModel ? ["--judge-model", judgeModel] : [])];
+}
+
 /** `toolgym eval` options every evaluation of a model shares (the generation path). */
 function generationArgs(config: PipelineConfig, label: string, model: string, temperature: number): string[] {
   const settings = config.eval;
@@ -175,8 +196,13 @@ function rowEvalStep(
     "--n",
     String(options.n),
   ];
-  if (options.samples) args.push("--num-trials", String(options.samples));
-  args.push(...generationArgs(config, options.label, options.model, options.temperature ?? config.eval.temperature), "--out", options.out);
+  if (options.samples && options.samples > 1) args.push("--num-trials", String(options.samples));
+  args.push(
+    ...simulatorArgs(config),
+    ...generationArgs(config, options.label, options.model, options.temperature ?? config.eval.temperature),
+    "--out",
+    options.out,
+  );
   return { kind: "toolgym", args, note: options.note };
 }
 
@@ -194,14 +220,21 @@ function evalModelSteps(context: PlanContext, stage: "eval-pre" | "eval-post", l
   const suiteArgs = ["eval", "--suite", suiteFile, ...generationArgs(config, label, model, config.eval.temperature)];
   if (config.eval.dataDir) suiteArgs.push("--data-dir", config.eval.dataDir);
   const suite = pipelineSuite(config);
-  const steps: Step[] = [
-    {
-      kind: "toolgym",
-      args: [...suiteArgs, "--out", layout.suiteRuns(stage, label)],
-      note: `${label}: suite ${suite.name}: ${suite.rows.map((row) => `${row.benchmark} n=${row.n}`).join(", ")}`,
-    },
-    ...extra,
-  ];
+  const trials = config.eval.trials;
+  // Trials and tau2's user simulator are options of one environment's run, so such a suite runs row by row.
+  const suiteSteps: Step[] = evaluatesPerRow(config)
+    ? suite.rows.map((row) => {
+        const note = `${label}: ${row.benchmark} n=${row.n}${trials > 1 ? ` × ${trials} trials` : ""}`;
+        return rowEvalStep(config, row, { label, model, n: row.n, samples: trials, out: layout.suiteRuns(stage, label), note });
+      })
+    : [
+        {
+          kind: "toolgym",
+          args: [...suiteArgs, "--out", layout.suiteRuns(stage, label)],
+          note: `${label}: suite ${suite.name}: ${suite.rows.map((row) => `${row.benchmark} n=${row.n}`).join(", ")}`,
+        },
+      ];
+  const steps: Step[] = [...suiteSteps, ...extra];
   for (const benchmark of config.sampled?.benchmarks ?? []) {
     const { n, samples, temperature } = config.sampled!;
     const note = `${label}: ${benchmark} sampled, ${samples} per task at temperature ${temperature}`;
@@ -233,7 +266,7 @@ function suiteFileStep(config: PipelineConfig, out: string, stage: string): Step
 /** A learning-curve point: `label`'s model at `step` on the curve's row (the pre model is every arm's step 0). */
 function curvePoint(context: PlanContext, label: string, step: number, model: string): Step {
   const { config, out } = context;
-  const curve = config.grpo.curve!;
+  const curve = config.grpo!.curve!;
   const note = `${label} at step ${step}: ${curve.benchmark} n=${curve.n}`;
   return rowEvalStep(config, suiteRow(config, curve.benchmark), { label, model, n: curve.n, out: evidenceLayout(out).curve(label, step), note });
 }
@@ -242,14 +275,16 @@ const evalPreStage: Stage = {
   name: "eval-pre",
   skipReason: () => undefined,
   steps(context) {
-    const model = modelPaths(context.config, context.out).pre;
-    const curve = context.config.grpo.curve ? [curvePoint(context, "pre", 0, model)] : [];
-    return [...suiteFileStep(context.config, context.out, "eval-pre"), evalModelSteps(context, "eval-pre", "pre", model, curve)];
+    const models = modelPaths(context.config, context.out);
+    const curve = context.config.grpo?.curve ? [curvePoint(context, "pre", 0, models.pre)] : [];
+    const base = context.config.eval.base ? [evalModelSteps(context, "eval-pre", "base", models.base, [])] : [];
+    return [...suiteFileStep(context.config, context.out, "eval-pre"), ...base, evalModelSteps(context, "eval-pre", "pre", models.pre, curve)];
   },
 };
 
 function grpoCommand(context: PlanContext, arm: Arm): string[] {
-  const { config, out, python } = context;
+  const { out, python } = context;
+  const config = context.config as PipelineConfig & { grpo: NonNullable<PipelineConfig["grpo"]> };
   const models = modelPaths(config, out);
   const launcher = config.grpo.launcher.length > 0 ? config.grpo.launcher : [python];
   const argv = [...launcher, join(PACKAGE_ROOT, "python/train_grpo.py"), "--model", models.pre, "--dataset", dataPaths(out).prompts, "--env", config.env];
@@ -264,7 +299,7 @@ export const GRPO_STEPS_FILE = "steps.jsonl";
 
 function grpoStep(context: PlanContext, arm: Arm): Step {
   // A constant reward has zero variance by construction: the no-signal check would stop the control it is meant to be.
-  const monitor = new GrpoSignalMonitor(arm.transform === "constant" ? 0 : context.config.grpo.noSignalSteps);
+  const monitor = new GrpoSignalMonitor(arm.transform === "constant" ? 0 : context.config.grpo!.noSignalSteps);
   const steps = evidenceLayout(context.out).steps(arm.name);
   return {
     kind: "command",
@@ -290,24 +325,24 @@ function grpoStep(context: PlanContext, arm: Arm): Step {
 
 const grpoStage: Stage = {
   name: "grpo",
-  skipReason: () => undefined,
+  skipReason: (config) => (config.grpo ? undefined : "no `grpo` in the config"),
   steps(context) {
     const argv = ["serve", "--host", "127.0.0.1", "--port", "SERVER_PORT"];
-    const arms = context.config.grpo.arms.map((arm) => grpoStep(context, arm));
+    const arms = context.config.grpo!.arms.map((arm) => grpoStep(context, arm));
     return [{ kind: "server", toolgym: true, argv, placeholder: "SERVER_PORT", probe: "/health", note: "toolgym serve", steps: arms }];
   },
 };
 
 const evalPostStage: Stage = {
   name: "eval-post",
-  skipReason: () => undefined,
+  skipReason: (config) => (config.grpo || config.baseline ? undefined : "no GRPO arm or baseline to evaluate"),
   steps(context) {
     const { config, out } = context;
     const models = modelPaths(config, out);
     const steps: Step[] = [...suiteFileStep(config, out, "eval-post")];
-    const last = Number(config.grpo.flags["max-steps"]);
-    for (const arm of config.grpo.arms) {
-      const final = config.grpo.curve ? [curvePoint(context, arm.name, last, models.arm(arm.name))] : [];
+    const last = Number(config.grpo?.flags["max-steps"]);
+    for (const arm of config.grpo?.arms ?? []) {
+      const final = config.grpo?.curve ? [curvePoint(context, arm.name, last, models.arm(arm.name))] : [];
       steps.push(evalModelSteps(context, "eval-post", arm.name, models.arm(arm.name), final));
       for (const step of curveSteps(config)) {
         const checkpoint = models.checkpoint(arm.name, step);

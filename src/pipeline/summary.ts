@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Report } from "../eval/report/index.ts";
 import type { Arm, PipelineConfig, StageName } from "./config.ts";
 import { EVIDENCE_FILE, type Evidence } from "./card.ts";
 import type { ArmComparison } from "./evidence.ts";
@@ -35,6 +36,36 @@ export interface PipelineSummary {
   /** That arm's comparisons with the pre model (p_holm: Holm across every arm's rows). */
   comparisons: Comparison[];
   arms: ArmSummary[];
+  /** Every evaluated model's mean reward per suite row, with the benchmark's own summary (tau2: pass^k, protocol). */
+  evaluation: ModelEvaluation[];
+}
+
+export interface ModelEvaluation {
+  benchmark: string;
+  model: string;
+  /** Tasks with a reward. */
+  n: number;
+  /** null: not computed (e.g. tau2 NL assertions without a judge). */
+  reward: { mean: number; ci_low: number; ci_high: number } | null;
+  summary: Record<string, unknown> | null;
+}
+
+/** The models' results as the card stage's report has them (card/report.json); none before the card stage ran. */
+function readEvaluation(out: string): ModelEvaluation[] {
+  const path = join(out, "card", "report.json");
+  if (!existsSync(path)) return [];
+  const report = JSON.parse(readFileSync(path, "utf8")) as Report;
+  return report.rows
+    .filter((row) => row.metric === "reward")
+    .flatMap((row) =>
+      row.cells.map((cell) => ({
+        benchmark: row.benchmark,
+        model: cell.model,
+        n: cell.n,
+        reward: Number.isFinite(cell.mean) ? { mean: cell.mean, ci_low: cell.low, ci_high: cell.high } : null,
+        summary: (row.summary?.models[cell.model] as Record<string, unknown> | undefined) ?? null,
+      })),
+    );
 }
 
 function readSteps(out: string, arm: string): StepLog[] {
@@ -53,8 +84,8 @@ function readEvidence(out: string): Evidence | null {
 
 /** summary.json: the stages as run, the first real-reward arm's training and comparisons, and every arm's evidence. */
 export function buildSummary(options: { config: PipelineConfig; out: string; stages: StageRecord[] }): PipelineSummary {
-  const first = options.config.grpo.arms.find((arm) => arm.transform === null)!;
-  const steps = readSteps(options.out, first.name);
+  const first = options.config.grpo?.arms.find((arm) => arm.transform === null);
+  const steps = first ? readSteps(options.out, first.name) : [];
   const evidence = readEvidence(options.out);
   const arms = (evidence?.arms ?? []).map((arm): ArmSummary => ({
     name: arm.name,
@@ -69,7 +100,8 @@ export function buildSummary(options: { config: PipelineConfig; out: string; sta
     seconds: Math.round(options.stages.reduce((sum, stage) => sum + stage.seconds, 0) * 10) / 10,
     stages: options.stages,
     grpo: steps.length > 0 ? summariseGrpo(steps) : null,
-    comparisons: arms.find((arm) => arm.name === first.name)?.comparisons ?? [],
+    comparisons: arms.find((arm) => arm.name === first?.name)?.comparisons ?? [],
     arms,
+    evaluation: readEvaluation(options.out),
   };
 }

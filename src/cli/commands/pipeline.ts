@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { UsageError } from "../../core/index.ts";
 import type { StageName } from "../../pipeline/config.ts";
-import { readPipelineConfig } from "../../pipeline/config.ts";
+import { parsePipelineConfig, readPipelineConfig, type PipelineConfig } from "../../pipeline/config.ts";
 import { PRESET_NAMES, presetConfig } from "../../pipeline/presets.ts";
 import { checkPipelinePython } from "../../pipeline/python-check.ts";
 import { describePipeline, parseStages, runPipeline } from "../../pipeline/run-pipeline.ts";
@@ -17,6 +17,21 @@ interface PipelineCommandOptions {
   only?: StageName[];
   dryRun?: boolean;
   quiet?: boolean;
+  userModel?: string;
+  judgeModel?: string;
+  evalBase?: boolean;
+}
+
+/** The config with the evaluation options given on the command line, checked again as a whole. */
+function withEvalOptions(config: PipelineConfig, options: PipelineCommandOptions): PipelineConfig {
+  if (options.userModel === undefined && options.judgeModel === undefined && !options.evalBase) return config;
+  const evaluation = {
+    ...config.eval,
+    ...(options.userModel !== undefined ? { userModel: options.userModel } : {}),
+    ...(options.judgeModel !== undefined ? { judgeModel: options.judgeModel } : {}),
+    ...(options.evalBase ? { base: true } : {}),
+  };
+  return parsePipelineConfig({ ...config, eval: evaluation }, "--user-model/--judge-model/--eval-base");
 }
 
 export function registerPipeline(program: Command, { io }: CommandContext): void {
@@ -32,9 +47,17 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
     .option("--only <stages>", "run only these stages (comma-separated)", parseStages)
     .option("--dry-run", "print every command and config the pipeline would run, and start nothing")
     .option("--quiet", "no eval progress bars (stage lines still go to stderr)")
+    .option(
+      "--user-model <url#name>",
+      "tau2: the user simulator every evaluation uses, URL#NAME (replaces the config's eval.userModel)",
+      parseText("--user-model"),
+    )
+    .option("--judge-model <url#name>", "tau2: the NL-assertion judge, URL#NAME (replaces the config's eval.judgeModel)", parseText("--judge-model"))
+    .option("--eval-base", "also evaluate the base model (label base) beside the SFT model")
     .action(async (options: PipelineCommandOptions) => {
       if (options.preset && options.config) throw new UsageError({ code: "OPTION_CONFLICT", message: "pass --preset or --config, not both" });
-      const config = options.config ? readPipelineConfig(requireInputFile("--config", options.config)) : presetConfig(options.preset ?? "smoke");
+      const given = options.config ? readPipelineConfig(requireInputFile("--config", options.config)) : presetConfig(options.preset ?? "smoke");
+      const config = withEvalOptions(given, options);
       const out = resolve(options.out ?? `runs/pipeline-${config.preset}`);
       if (options.dryRun) return void io.stdout.write(describePipeline({ config, out, ...(options.only ? { only: options.only } : {}) }));
       checkPipelinePython();
@@ -52,8 +75,18 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
             `  ${arm.name} (${arm.kind}) ${row.benchmark} ${row.metric}: pre ${row.pre.mean.toFixed(3)} → ${row.post.mean.toFixed(3)} (Δ ${row.delta.toFixed(3)}, p_holm ${row.p_holm.toFixed(3)})`,
         ),
       );
+      // Without arms, each evaluated model's mean reward (and the benchmark's own summary, e.g. tau2's pass^k).
+      const results =
+        summary.arms.length > 0
+          ? []
+          : summary.evaluation.map(
+              (entry) =>
+                `  ${entry.model} ${entry.benchmark}: mean reward ${entry.reward ? entry.reward.mean.toFixed(3) : "not computed"}${typeof entry.summary?.text === "string" ? `; ${entry.summary.text}` : ""}`,
+            );
       io.stdout.write(
-        [`pipeline ${config.preset} finished in ${summary.seconds.toFixed(1)} s`, ...table, `wrote ${out}/card.md and ${out}/summary.json`].join("\n") + "\n",
+        [`pipeline ${config.preset} finished in ${summary.seconds.toFixed(1)} s`, ...table, ...results, `wrote ${out}/card.md and ${out}/summary.json`].join(
+          "\n",
+        ) + "\n",
       );
     });
 }
