@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { after, before, describe, it } from "node:test";
 import { memoryStream } from "../src/cli/io.ts";
 import { parseConfig } from "../src/core/index.ts";
@@ -25,6 +24,19 @@ function resultLines(directory: string): string[] {
   const text = readFileSync(join(directory, "results.jsonl"), "utf8");
   assert.ok(text === "" || text.endsWith("\n"), "the file ends with a whole line");
   return text.split("\n").filter(Boolean);
+}
+
+/** `promise`, or a failure saying `why` if it has not settled within `ms`: a bound on a hang, never a wait. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, why: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(why)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 describe("eval: one statistics module", () => {
@@ -176,19 +188,24 @@ describe("eval: a failing worker cancels the run", () => {
         runId: "run",
       };
       let finished = 0;
-      await assert.rejects(
+      const failed = assert.rejects(
         runEvaluation({
           ...options,
           onEpisode: () => {
-            if (++finished === 3) throw new Error("the third episode's observer failed");
+            if (++finished < 3) return;
+            // No model answer from now on: an episode still in flight can end only by the run aborting it.
+            server.hold();
+            throw new Error("the third episode's observer failed");
           },
         }),
         /the third episode's observer failed/,
       );
+      await withDeadline(failed, 60_000, "runEvaluation did not return after an observer failed (an episode it did not abort?)");
       const directory = join(out, "mock--slow", "run");
       const lines = resultLines(directory);
       const requests = server.counts.requests;
-      await delay(300);
+      // An episode left running would keep its request open (unanswered) forever; the run closes each one.
+      await withDeadline(server.idle(), 60_000, "a model request stayed open: an episode kept running after runEvaluation returned");
       assert.deepEqual(resultLines(directory), lines, "nothing is written after runEvaluation returns");
       assert.equal(server.counts.requests, requests, "no model request after runEvaluation returns");
       assert.ok(lines.length >= 3 && lines.length < 40, `${lines.length} episodes on disk`);
@@ -197,6 +214,7 @@ describe("eval: a failing worker cancels the run", () => {
       assert.equal(metadata.status, "failed");
       assert.match(metadata.failure?.message ?? "", /the third episode's observer failed/);
 
+      server.release();
       const [summary] = await runEvaluation({ ...options, resume: true });
       assert.equal(summary?.status, "complete");
       assert.equal(summary?.resumedFrom, lines.length);

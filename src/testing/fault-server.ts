@@ -39,6 +39,12 @@ export interface FaultServer {
    * on is not counted; `timeout` faults never answer); `aborted` counts requests the client closed unanswered.
    */
   counts: { requests: number; ok: number; invalid: number; aborted: number; byFault: Record<string, number> };
+  /** From now on no chat request is answered (those waiting included): each stays open until its client closes it. */
+  hold(): void;
+  /** Answers requests again (those received while held stay unanswered). */
+  release(): void;
+  /** Resolves once no chat request is open: every one answered, or closed by its client. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -151,6 +157,14 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   const seen = new Map<number, number>();
   const counts: FaultServer["counts"] = { requests: 0, ok: 0, invalid: 0, aborted: 0, byFault: {} };
   const timers = new Set<NodeJS.Timeout>();
+  const open = new Set<ServerResponse>();
+  let idleWaiters: Array<() => void> = [];
+  let held = false;
+  const settle = () => {
+    if (open.size > 0) return;
+    for (const wake of idleWaiters) wake();
+    idleWaiters = [];
+  };
   const later = (ms: number, run: () => void) => {
     if (ms <= 0) return run();
     const timer = setTimeout(() => {
@@ -189,9 +203,11 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
       answered = true;
       if (fault) counts.byFault[fault] = (counts.byFault[fault] ?? 0) + 1;
     };
+    open.add(response);
     response.on("close", () => {
-      if (answered) return;
-      counts.aborted++;
+      open.delete(response);
+      if (!answered) counts.aborted++;
+      settle();
     });
     const turn = (body.messages as Message[]).filter((message) => message.role === "assistant").length + 1;
     const latency = options.latencyMs ?? 0;
@@ -201,7 +217,7 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
       return;
     }
     later(latency, () => {
-      if (response.destroyed || answered) return;
+      if (response.destroyed || answered || held) return;
       deliver();
       if (fault === "reset") return void request.socket.destroy();
       if (fault === "http_500" || fault === "http_503" || fault === "http_429") {
@@ -231,6 +247,17 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
     url: `http://127.0.0.1:${port}/v1`,
     server,
     counts,
+    hold: () => {
+      held = true;
+    },
+    release: () => {
+      held = false;
+    },
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        settle();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer);
