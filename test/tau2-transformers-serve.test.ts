@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startRecordingProxy, type RecordingProxy } from "../src/testing/recording-proxy.ts";
 import { requirePython } from "./support/qwen3.ts";
-import { startTransformersServe } from "./support/tiny-qwen3.ts";
+import { startTransformersServe, tinyQwen3Dir } from "./support/tiny-qwen3.ts";
 
 /**
  * tau2 against a real `transformers serve`: a tiny random Qwen3 plays the simulated user (and would play the
@@ -36,9 +36,7 @@ describe("tau2_mock against transformers serve (a tiny Qwen3 as the simulated us
   before(async () => {
     const python = requirePython();
     out = mkdtempSync(join(tmpdir(), "toolgym-tau2-serve-"));
-    modelDir = join(out, "tiny-qwen3");
-    const made = spawnSync(python, [join(ROOT, "scripts/make-tiny-qwen3.py"), modelDir], { encoding: "utf8" });
-    if (made.status !== 0) throw new Error(`make-tiny-qwen3.py failed: ${made.stderr.slice(-2000)}`);
+    modelDir = tinyQwen3Dir(python);
     serve = await startTransformersServe(python, modelDir);
     proxy = await startRecordingProxy(serve.url);
   });

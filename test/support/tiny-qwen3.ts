@@ -75,7 +75,8 @@ export async function startTransformersServe(
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.timeoutMs ?? 180_000);
+  // Generous: loading torch and the model takes minutes on a loaded CI machine; an early exit ends the wait at once.
+  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`transformers serve exited with ${child.exitCode}: ${stderr}`);
     try {
