@@ -58,7 +58,12 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
     request.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8");
       try {
-        const reply = await forward(`${upstream}${request.url ?? ""}`, request.method ?? "GET", String(request.headers["content-type"] ?? "application/json"), body);
+        const reply = await forward(
+          `${upstream}${request.url ?? ""}`,
+          request.method ?? "GET",
+          String(request.headers["content-type"] ?? "application/json"),
+          body,
+        );
         exchanges.push({ path: request.url ?? "", status: reply.status, request: parse(body), response: parse(reply.text) });
         response.writeHead(reply.status, { "content-type": reply.contentType }).end(reply.text);
       } catch (error) {
