@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SEARCH_PLAN_INPUTS, SEARCH_PLAN_TOOLS, checkArguments } from "./tools.ts";
+import { SEARCH_PLAN_INPUTS, SEARCH_PLAN_TOOLS, SEARCH_PLAN_VALIDATORS, checkArguments } from "./tools.ts";
 
-/** Issues the episode reports itself, with task-specific messages, after the shape check. */
+/** Issues the validators check after the shape check, with messages of their own. */
 const CHECKED_BY_EPISODE = new Set(["too_big", "too_small", "invalid_value"]);
 
 const corpus: unknown[] = [
@@ -31,7 +31,16 @@ const corpus: unknown[] = [
   { status: "maybe" },
   { status: "done", answer: 48200 },
   { answer: "x" },
+  { query: "  " },
+  { query: "x", limit: 10, offset: 0 },
+  { query: "x", limit: 0 },
+  { status: "impossible" },
 ];
+
+/** Models send null for optional arguments; the validators read null as absent. */
+function withoutNulls(args: unknown): unknown {
+  return args && typeof args === "object" && !Array.isArray(args) ? Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null)) : args;
+}
 
 describe("search_plan_act tools", () => {
   it("derive the schemas the model has always seen from zod (byte for byte)", () => {
@@ -45,19 +54,33 @@ describe("search_plan_act tools", () => {
     );
   });
 
-  it("the fast shape check accepts exactly what the zod schemas accept (ranges and enums are the episode's)", () => {
+  it("the fast shape check accepts exactly what the zod schemas accept (ranges and enums come after it)", () => {
     for (const [name, schema] of Object.entries(SEARCH_PLAN_INPUTS)) {
       for (const args of corpus) {
-        // Models send null for optional arguments; the episode reads null as absent.
-        const withoutNulls =
-          args && typeof args === "object" && !Array.isArray(args) ? Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null)) : args;
-        const parsed = schema.safeParse(withoutNulls);
+        const parsed = schema.safeParse(withoutNulls(args));
         const present = (path: readonly PropertyKey[]) =>
-          path.length === 1 && (withoutNulls as Record<PropertyKey, unknown>)[path[0] as PropertyKey] !== undefined;
+          path.length === 1 && (withoutNulls(args) as Record<PropertyKey, unknown>)[path[0] as PropertyKey] !== undefined;
         const shapeOk = parsed.success || parsed.error.issues.every((issue) => CHECKED_BY_EPISODE.has(issue.code) && present(issue.path));
         const fast = checkArguments(name, args);
         assert.equal(fast === null, shapeOk, `${name}(${JSON.stringify(args)}): fast check says ${fast ?? "ok"}`);
       }
     }
+  });
+
+  it("the episode driver's validators accept exactly what the zod schemas accept, except a blank query", () => {
+    for (const [name, schema] of Object.entries(SEARCH_PLAN_INPUTS)) {
+      const validate = SEARCH_PLAN_VALIDATORS.get(name);
+      for (const args of corpus) {
+        const blankQuery =
+          name === "search" && typeof (args as { query?: unknown } | null)?.query === "string" && (args as { query: string }).query.trim() === "";
+        const checked = validate?.(args);
+        assert.equal(checked?.ok, schema.safeParse(withoutNulls(args)).success && !blankQuery, `${name}(${JSON.stringify(args)}): ${JSON.stringify(checked)}`);
+        if (checked?.ok) assert.equal(checked.value, args, "accepted arguments pass on as they came");
+      }
+    }
+    assert.deepEqual(SEARCH_PLAN_VALIDATORS.get("search")?.({ query: "x", limit: 11 }), {
+      ok: false,
+      message: "search: limit must be between 1 and 10, got 11",
+    });
   });
 });

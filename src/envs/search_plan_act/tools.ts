@@ -130,9 +130,9 @@ function checkValues(name: string, input: Record<string, unknown>): string | nul
 
 /**
  * The episode driver's check of each tool's arguments: shapes, then ranges and values, passing the
- * arguments on as they came. Hand-written rather than zod's `safeParse` for its messages (they name the
- * tool's whole signature, and the golden trajectories hold them) and because it copies nothing: the
- * bench (bench/arguments.ts) times both.
+ * arguments on as they came. Hand-written rather than zod's `safeParse` for its messages, which name the
+ * tool's whole signature (recorded trajectories hold them), not for speed: bench/arguments.ts finds zod's
+ * check no slower, and either is a few percent of a call through the driver.
  */
 export const SEARCH_PLAN_VALIDATORS: ReadonlyMap<string, ArgumentValidator> = new Map(
   SEARCH_PLAN_TOOLS.map((tool): [string, ArgumentValidator] => {
