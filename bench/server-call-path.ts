@@ -1,7 +1,7 @@
 /**
- * Does the hand-written tool-call path pay? Server CPU per `POST /sessions/:id/call` with it (what `startServer`
- * runs: src/server/http-connection.ts reads HTTP off the socket and answers calls through fast-call.ts) against
- * the same app answering every request through Hono's Node adapter.
+ * Does the socket reader pay for itself? Server CPU per `POST /sessions/:id/call` through it (what `startServer`
+ * runs: src/server/http-connection.ts reads HTTP off the socket) against node:http framing every request
+ * (src/server/node-transport.ts alone); both answer through the same protocol core (protocol.ts).
  *
  *     npx tsx bench/server-call-path.ts [--sessions 64] [--seconds 6] [--warmup 2] [--rounds 3]
  *
@@ -13,13 +13,13 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent, createServer as createHttpServer, request } from "node:http";
 import { createServer } from "node:net";
 import { availableParallelism, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { serve } from "@hono/node-server";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { createServerApp } from "../src/server/app.ts";
+import { createRequestListener } from "../src/server/node-transport.ts";
+import { createProtocol } from "../src/server/protocol.ts";
 import { startServer } from "../src/server/start-server.ts";
 
 const { values } = parseArgs({
@@ -32,7 +32,7 @@ const { values } = parseArgs({
     port: { type: "string" },
   },
 });
-const PATHS = ["fast", "hono"] as const;
+const PATHS = ["socket", "node"] as const;
 type CallPath = (typeof PATHS)[number];
 
 function freePort(): Promise<number> {
@@ -116,7 +116,7 @@ async function measure(path: CallPath): Promise<{ callsPerCpuSecond: number; cal
 }
 
 async function main(): Promise<void> {
-  const results: Record<CallPath, Array<{ callsPerCpuSecond: number; callsPerSecond: number }>> = { fast: [], hono: [] };
+  const results: Record<CallPath, Array<{ callsPerCpuSecond: number; callsPerSecond: number }>> = { socket: [], node: [] };
   const load = [loadavg()[0] as number];
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const path of round % 2 === 0 ? PATHS : [...PATHS].reverse()) {
@@ -129,13 +129,13 @@ async function main(): Promise<void> {
     }
   }
   const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)] as number;
-  const fast = median(results.fast.map((result) => result.callsPerCpuSecond));
-  const hono = median(results.hono.map((result) => result.callsPerCpuSecond));
+  const socket = median(results.socket.map((result) => result.callsPerCpuSecond));
+  const node = median(results.node.map((result) => result.callsPerCpuSecond));
   process.stdout.write(
     `\n| path | calls per server CPU-second (median of ${values.rounds}) | calls/s (median) |\n|---|---:|---:|\n` +
-      `| http-connection.ts + fast-call.ts (socket) | ${fast.toFixed(0)} | ${median(results.fast.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
-      `| Hono Node adapter | ${hono.toFixed(0)} | ${median(results.hono.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
-      `\nfast path / Hono: ${(fast / hono).toFixed(2)}x calls per CPU-second; 1-min load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} on ${availableParallelism()} CPUs\n`,
+      `| http-connection.ts (socket reader) | ${socket.toFixed(0)} | ${median(results.socket.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
+      `| node-transport.ts (node:http) | ${node.toFixed(0)} | ${median(results.node.map((result) => result.callsPerSecond)).toFixed(0)} |\n` +
+      `\nsocket reader / node:http: ${(socket / node).toFixed(2)}x calls per CPU-second; 1-min load average ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} on ${availableParallelism()} CPUs\n`,
   );
 }
 
@@ -143,8 +143,8 @@ if (values.serve) {
   // Child: one server, answering until the parent kills it.
   const port = Number(values.port);
   const environments = { mock: mockEnvironment };
-  if (values.serve === "fast") await startServer({ environments, port, maxSessions: 4096 });
-  else serve({ fetch: createServerApp({ environments, maxSessions: 4096 }).app.fetch, hostname: "127.0.0.1", port });
+  if (values.serve === "socket") await startServer({ environments, port, maxSessions: 4096 });
+  else createHttpServer(createRequestListener(createProtocol({ environments, maxSessions: 4096 }))).listen(port, "127.0.0.1");
 } else {
   await main();
 }

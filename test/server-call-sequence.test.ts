@@ -1,15 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { createServerApp } from "../src/server/app.ts";
+import { createProtocol } from "../src/server/protocol.ts";
 import { startServer } from "../src/server/start-server.ts";
+import { ask } from "../src/testing/protocol-client.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Send = (method: string, path: string, body?: unknown) => Promise<{ status: number; json: Json }>;
 
 const task = mockEnvironment.generate({ split: "train", seed: 2, index: 7, config: { keys: 5 } });
 
-/** The same checks through the Hono app (`app.request`) and through the socket server's fast call path. */
+/** The same checks through the protocol core (`answer`) and through a running server's socket reader. */
 async function checkSequences(send: Send, counters: () => { toolCalls: number; repeatedCalls: number }): Promise<void> {
   const created = await send("POST", "/sessions", { env: "mock", split: "train", seed: 2, index: 7 });
   assert.equal(created.status, 201);
@@ -59,20 +60,13 @@ async function checkSequences(send: Send, counters: () => { toolCalls: number; r
 }
 
 describe("tool calls numbered by the client (seq) are run once", () => {
-  it("through the app's route", async () => {
-    const { app, store } = createServerApp({ environments: { mock: mockEnvironment } });
-    const send: Send = async (method, path, body) => {
-      const response = await app.request(path, {
-        method,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        headers: { "content-type": "application/json" },
-      });
-      return { status: response.status, json: (await response.json()) as Json };
-    };
-    await checkSequences(send, () => store.counters);
+  it("through the protocol core", async () => {
+    const protocol = createProtocol({ environments: { mock: mockEnvironment } });
+    const send: Send = (method, path, body) => ask(protocol, method, path, body);
+    await checkSequences(send, () => protocol.store.counters);
   });
 
-  it("through the socket server's fast call path", async () => {
+  it("through a running server", async () => {
     const server = await startServer({ environments: { mock: mockEnvironment }, port: 0 });
     try {
       const send: Send = async (method, path, body) => {

@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import { parquetReadObjects } from "hyparquet";
 import { runCli } from "./support/run-cli.ts";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { createServerApp } from "../src/server/app.ts";
+import { createProtocol } from "../src/server/protocol.ts";
+import { ask } from "../src/testing/protocol-client.ts";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 
 async function quietly(run: Promise<{ code: number }>): Promise<number> {
@@ -31,7 +32,7 @@ describe("toolgym dataset", () => {
       fromParquet.map((row) => ({ ...row, seed: Number(row.seed), index: Number(row.index) })),
       rows,
     );
-    const { app } = createServerApp({ environments: ENVIRONMENTS });
+    const protocol = createProtocol({ environments: ENVIRONMENTS });
     for (const row of rows.slice(0, 4)) {
       assert.deepEqual(Object.keys(row), ["prompt", "env", "env_version", "split", "seed", "index", "config", "prompt_hash"]);
       assert.equal(row.env_version, mockEnvironment.version);
@@ -39,11 +40,8 @@ describe("toolgym dataset", () => {
       assert.equal(row.config, '{"keys":7}');
       const task = mockEnvironment.generate({ split: "train", seed: 9, index: row.index, config: { keys: 7 } });
       assert.deepEqual(row.prompt, mockEnvironment.start(task).messages);
-      const response = await app.request("/sessions", {
-        method: "POST",
-        body: JSON.stringify({ env: row.env, split: row.split, seed: row.seed, index: row.index, config: row.config }),
-      });
-      assert.deepEqual(((await response.json()) as { messages: unknown }).messages, row.prompt, "reset(**row) rebuilds the row's task");
+      const created = await ask(protocol, "POST", "/sessions", { env: row.env, split: row.split, seed: row.seed, index: row.index, config: row.config });
+      assert.deepEqual(created.json.messages, row.prompt, "reset(**row) rebuilds the row's task");
     }
   });
 

@@ -1,20 +1,23 @@
-import { STATUS_CODES, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { Socket, type SocketConstructorOpts } from "node:net";
 import { Duplex } from "node:stream";
-import type { CallAnswer } from "./fast-call.ts";
+import type { Answer } from "./answers.ts";
+import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, sweepDeadlines, type WatchedConnection } from "./connection-deadlines.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
+import type { Handler } from "./protocol.ts";
+import { createHeadTails, statusPrefix } from "./response-head.ts";
 
 /**
- * Reads HTTP/1.1 straight off each TCP connection and answers tool calls (and session create and close,
- * fast-session.ts) itself. Why: for a tool call of a few hundred bytes, node:http's per-request objects (an
- * IncomingMessage stream, a ServerResponse stream, header objects, timers) cost more server CPU than the
- * rest of the call; under the bench load a trivial node:http handler alone takes about twice the CPU per
- * request of a reader on the raw socket.
+ * The socket transport of the protocol core: reads HTTP/1.1 straight off each TCP connection and answers
+ * every request it can frame through `Protocol.route` (protocol.ts). Why: for a tool call of a few hundred
+ * bytes, node:http's per-request objects (an IncomingMessage stream, a ServerResponse stream, header
+ * objects, timers) cost more server CPU than the rest of the call; under the bench load a trivial node:http
+ * handler alone takes about twice the CPU per request of a reader on the raw socket.
  *
- * Everything but a well-formed tool call, create or close keeps node:http's behaviour, byte for byte:
- * - a request this reader can frame (a `Content-Length` body within the limit) that it does not answer is
- *   passed, as received, to the node:http server through a per-connection in-memory stream (`Relay`), and
- *   the response bytes come back to the socket (rewards, session reads, routing between workers, ...);
+ * What it does not answer itself goes to node:http (node-transport.ts), which answers through the same core:
+ * - a request it frames but another process must answer (`relays`: another worker's session) or whose
+ *   head node:http must judge (no `Host`, an odd `Connection`) is passed, as received, through a
+ *   per-connection in-memory stream (`Relay`), and the response bytes come back to the socket;
  * - a request it cannot frame or would judge differently from node:http (chunked or oversized bodies,
  *   upgrades, `Expect`, HTTP/1.0, an odd character in the head) hands the socket itself to node:http for
  *   the rest of the connection.
@@ -29,18 +32,14 @@ export interface ConnectionHandlerOptions {
   /** Idle connections are closed after this long (node:http's keep-alive timeout). */
   keepAliveMilliseconds: number;
   /**
-   * The session id when `POST <target>` is a tool call this process answers itself; else undefined. Its
-   * text is a function of `target` alone: each connection remembers the answer for the last target it saw.
+   * The handler of a request (`Protocol.route`), a function of method and target alone: each connection
+   * keeps the one for the last method and target it saw (a trainer calls one session over and over).
    */
-  callTarget(target: string): string | undefined;
-  answerCall(id: string, authorization: string | undefined, body: string): CallAnswer | Promise<CallAnswer>;
-  /**
-   * For a request that is not a tool call: its answerer when this process answers it itself (session create
-   * and close, fast-session.ts), else undefined to pass it on.
-   */
-  otherRoute?(method: string, target: string): ((authorization: string | undefined, body: string) => CallAnswer | Promise<CallAnswer>) | undefined;
+  route(method: string, target: string): Handler;
+  /** Whether node:http must answer this request instead (another worker's session); also kept per target. */
+  relays?(method: string, target: string): boolean;
   /** The 403 for a request whose `Host` or `Origin` is not allowed (access.ts), else undefined. */
-  checkPlace(host: string | undefined, origin: string | undefined): CallAnswer | undefined;
+  checkPlace(host: string | undefined, origin: string | undefined): Answer | undefined;
   /** A request's head must arrive within this long of its first byte, trickled or not (default 20 s). */
   headMilliseconds?: number;
   /** And the whole request, body included, within this long (default 60 s). */
@@ -62,9 +61,7 @@ export interface ConnectionHandler {
   closeAll(): void;
 }
 
-/** How long a request's head (then the whole request) may take to arrive, counted from its first byte. */
-export const DEFAULT_HEAD_MILLISECONDS = 20_000;
-export const DEFAULT_REQUEST_MILLISECONDS = 60_000;
+export { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS };
 
 /** node:http's default limit on a request head (`--max-http-header-size`); longer heads are node's to refuse. */
 const HEAD_LIMIT = 16 * 1024;
@@ -144,53 +141,16 @@ class Relay extends Duplex {
   }
 }
 
-let dateText: string | undefined;
-/**
- * The `Date` header node:http sends: made once a second, and forgotten by a timer at the next second (as
- * node:http does), so an answer reads it without asking the clock.
- */
-function httpDate(): string {
-  if (dateText === undefined) {
-    const now = new Date();
-    dateText = now.toUTCString();
-    setTimeout(() => (dateText = undefined), 1000 - now.getMilliseconds()).unref();
-  }
-  return dateText;
-}
-
-/** A tool-call answer's status line and headers up to the Content-Length value, by status (a handful of statuses). */
-const statusPrefixes = new Map<number, string>();
-function statusPrefix(status: number): string {
-  let prefix = statusPrefixes.get(status);
-  if (prefix === undefined) {
-    prefix = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: `;
-    statusPrefixes.set(status, prefix);
-  }
-  return prefix;
-}
-
 export function createConnectionHandler(options: ConnectionHandlerOptions): ConnectionHandler {
-  const { http, answerCall } = options;
+  const { http } = options;
   const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
   const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
   const maxHeldBytes = options.maxHeldBytes ?? 64 * 1024 * 1024;
   /** Bytes held by every connection for requests not complete yet. */
   let held = 0;
-  const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveMilliseconds / 1000)}\r\n\r\n`;
-  // The headers after Content-Length, rebuilt when the Date changes (once a second) rather than per answer.
-  let keepAliveDate = "";
-  let keepAliveTail = "";
-  const keepingAlive = (): string => {
-    const date = httpDate();
-    if (date !== keepAliveDate) {
-      keepAliveDate = date;
-      keepAliveTail = `\r\nDate: ${date}\r\n${keepAlive}`;
-    }
-    return keepAliveTail;
-  };
-  const closing = (): string => `\r\nDate: ${httpDate()}\r\nConnection: close\r\n\r\n`;
+  const { keepingAlive, closing } = createHeadTails(options.keepAliveMilliseconds);
   /** Every connection; `own` while this reader has it (node:http times out the ones handed to it). */
-  const open = new Set<{ socket: Socket; idleSince: number; busy: boolean; own: boolean; requestSince: number; waiting: () => "head" | "body" | undefined }>();
+  const open = new Set<WatchedConnection>();
 
   // A relayed response has been written once its ServerResponse finishes (or is torn down).
   http.prependListener("request", (request: IncomingMessage, response: ServerResponse) => {
@@ -214,7 +174,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let size = 0;
     /** How much of the head's blank line the pieces ended on (blankLineProgress). */
     let blankLine = 0;
-    const state = {
+    const state: WatchedConnection = {
       socket,
       idleSince: Date.now(),
       busy: false,
@@ -233,8 +193,9 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
+    let lastMethod = "";
     let lastTarget = NOTHING;
-    let lastCallId: string | undefined;
+    let lastHandler: Handler | undefined;
 
     const handOff = (): void => {
       socket.removeListener("data", onData);
@@ -253,7 +214,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       socket.resume();
     };
 
-    const answer = (reply: CallAnswer, close: boolean): void => {
+    const answer = (reply: Answer, close: boolean): void => {
       // One string, so one write and one send: the head and body never leave in separate packets.
       socket.write(statusPrefix(reply.status) + reply.bytes + (close ? closing() : keepingAlive()) + reply.text);
       if (close) socket.end();
@@ -285,7 +246,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     };
 
     /** An answer the reader gives itself (a promise for a session whose data loads first): in order, later requests wait. */
-    const answerSoon = (reply: CallAnswer | Promise<CallAnswer>, close: boolean): void => {
+    const answerSoon = (reply: Answer | Promise<Answer>, close: boolean): void => {
       if (!(reply instanceof Promise)) return answer(reply, close);
       state.busy = true;
       void reply.then((ready) => {
@@ -324,37 +285,32 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           resize(size - total);
           state.requestSince = Date.now();
         }
-        if (taken.plain) {
-          // A client sends one Host on every request: it is judged when it changes.
-          const { hostStart, hostEnd } = taken;
-          let refusal: CallAnswer | undefined;
-          if (taken.origin !== undefined || !holdsBytes(data, hostStart, hostEnd, lastHost)) {
-            refusal = options.checkPlace(hostStart < 0 ? undefined : data.toString("latin1", hostStart, hostEnd), taken.origin);
-            if (!refusal && taken.origin === undefined && hostStart >= 0) lastHost = Buffer.from(data.subarray(hostStart, hostEnd));
-          }
-          if (refusal) {
-            answer(refusal, taken.close);
-            continue;
-          }
-        }
-        let callId: string | undefined;
-        if (taken.method === "POST" && taken.plain) {
-          // A client calls one session over and over on its connection: the target is compared with the
-          // last one as bytes, and decoded and matched only when it changes.
-          const { targetStart, targetEnd } = taken;
-          if (!holdsBytes(data, targetStart, targetEnd, lastTarget)) {
-            lastTarget = Buffer.from(data.subarray(targetStart, targetEnd));
-            lastCallId = options.callTarget(data.toString("latin1", targetStart, targetEnd));
-          }
-          callId = lastCallId;
-        }
-        if (callId !== undefined) {
-          answerSoon(answerCall(callId, taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
+        // node:http judges a head it reads differently (no Host, an odd Connection).
+        if (!taken.plain) {
+          relayRequest(size === 0 ? data : data.subarray(0, total));
           continue;
         }
-        const other =
-          taken.plain && options.otherRoute ? options.otherRoute(taken.method, data.toString("latin1", taken.targetStart, taken.targetEnd)) : undefined;
-        if (other) answerSoon(other(taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
+        // A client sends one Host on every request: it is judged when it changes.
+        const { hostStart, hostEnd } = taken;
+        let refusal: Answer | undefined;
+        if (taken.origin !== undefined || !holdsBytes(data, hostStart, hostEnd, lastHost)) {
+          refusal = options.checkPlace(hostStart < 0 ? undefined : data.toString("latin1", hostStart, hostEnd), taken.origin);
+          if (!refusal && taken.origin === undefined && hostStart >= 0) lastHost = Buffer.from(data.subarray(hostStart, hostEnd));
+        }
+        if (refusal) {
+          answer(refusal, taken.close);
+          continue;
+        }
+        // A client calls one session over and over on its connection: the target is compared with the last
+        // one as bytes, and decoded and routed only when it (or the method) changes.
+        const { targetStart, targetEnd } = taken;
+        if (taken.method !== lastMethod || !holdsBytes(data, targetStart, targetEnd, lastTarget)) {
+          const target = data.toString("latin1", targetStart, targetEnd);
+          lastMethod = taken.method;
+          lastTarget = Buffer.from(data.subarray(targetStart, targetEnd));
+          lastHandler = options.relays?.(taken.method, target) ? undefined : options.route(taken.method, target);
+        }
+        if (lastHandler) answerSoon(lastHandler(taken.authorization, data.toString("utf8", bodyStart, total)), taken.close);
         else relayRequest(size === 0 ? data : data.subarray(0, total));
       }
     };
@@ -430,30 +386,11 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     });
   };
 
-  // Closes connections idle longer than the keep-alive timeout, and those whose request has not arrived within
-  // its deadline (however slowly its bytes trickle in); one timer for all instead of one per socket.
-  const timeout = JSON.stringify({ error: { code: "REQUEST_TIMEOUT", message: "the request did not arrive in time; send each request whole" } });
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      const idleLimit = now - options.keepAliveMilliseconds;
-      for (const state of open) {
-        if (!state.own) continue;
-        const waiting = state.waiting();
-        const late = waiting !== undefined && now - state.requestSince > (waiting === "head" ? headMilliseconds : requestMilliseconds);
-        if (late) {
-          state.socket.end(`${statusPrefix(408)}${Buffer.byteLength(timeout)}${closing()}${timeout}`);
-          state.socket.destroySoon();
-        } else if (!state.busy && waiting === undefined && state.idleSince < idleLimit) state.socket.destroy();
-      }
-    },
-    Math.min(1000, options.keepAliveMilliseconds),
-  );
-  sweep.unref();
+  const stopSweep = sweepDeadlines(open, { keepAliveMilliseconds: options.keepAliveMilliseconds, headMilliseconds, requestMilliseconds, closing });
 
   return Object.assign(handle, {
     closeAll() {
-      clearInterval(sweep);
+      stopSweep();
       for (const state of open) state.socket.destroy();
       open.clear();
     },

@@ -1,5 +1,6 @@
 import { ServerError, ToolgymError, type JsonValue } from "../core/index.ts";
-import { MAX_JSON_DEPTH, createSession, nestsDeeperThan, type ServerApp } from "./app.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./answers.ts";
+import { createSession, type Protocol } from "./protocol.ts";
 import { describeSession, type Session, type SessionStore } from "./session-store.ts";
 
 /**
@@ -39,14 +40,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export class OpenEnvConnection {
   private session: Session | undefined;
-  private readonly serverApp: Pick<ServerApp, "store" | "resources">;
+  private readonly protocol: Pick<Protocol, "store" | "resources">;
   private readonly store: SessionStore;
   private readonly client: string;
   private readonly defaultEnv: string | undefined;
 
-  constructor(options: { serverApp: Pick<ServerApp, "store" | "resources">; client?: string; defaultEnv?: string }) {
-    this.serverApp = options.serverApp;
-    this.store = options.serverApp.store;
+  constructor(options: { protocol: Pick<Protocol, "store" | "resources">; client?: string; defaultEnv?: string }) {
+    this.protocol = options.protocol;
+    this.store = options.protocol.store;
     this.client = options.client ?? "anonymous";
     this.defaultEnv = options.defaultEnv;
   }
@@ -112,7 +113,7 @@ export class OpenEnvConnection {
     if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
     const body: Record<string, unknown> = { env };
     for (const key of ["split", "seed", "index", "config", "max_turns"]) if (options[key] !== undefined) body[key] = options[key];
-    this.session = await createSession(this.serverApp, body, this.client);
+    this.session = await createSession(this.protocol, body, this.client);
     const description = describeSession(this.session);
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
   }

@@ -1,17 +1,13 @@
 import { rmSync } from "node:fs";
-import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
-import { createAdaptorServer, getRequestListener, upgradeWebSocket } from "@hono/node-server";
 import { WebSocketServer } from "ws";
-import type { AnyEnvironment } from "../core/index.ts";
-import { createServerApp, errorBody, type ServerApp, type ServerAppOptions } from "./app.ts";
-import { callRoute, createCallAnswerer, createFastCallHandler, type CallAnswer } from "./fast-call.ts";
-import { createSessionRoutes } from "./fast-session.ts";
 import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, createConnectionHandler } from "./http-connection.ts";
-import { OpenEnvConnection } from "./openenv-protocol.ts";
+import { createRequestListener, createUpgradeListener } from "./node-transport.ts";
+import { createProtocol, type Protocol, type ProtocolOptions } from "./protocol.ts";
 import { createWorkerRouter, ownerOf, workerIdPrefix, workerSocketPath, type WorkerPlace, type WorkerRouter } from "./worker-routing.ts";
 
-export interface StartServerOptions extends ServerAppOptions {
+export interface StartServerOptions extends ProtocolOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -28,63 +24,18 @@ export interface StartServerOptions extends ServerAppOptions {
   maxHeldBytes?: number;
 }
 
-export interface RunningServer extends ServerApp {
+export interface RunningServer extends Protocol {
   url: string;
   port: number;
   close(): Promise<void>;
 }
 
-/** Adds the OpenEnv WebSocket endpoint `/ws` (optionally `/ws?env=ID`) to a server app. */
-function addWebSocketRoute(serverApp: ServerApp, environments: Record<string, AnyEnvironment>): void {
-  const ids = Object.keys(environments);
-  serverApp.app.get(
-    "/ws",
-    async (c, next) => {
-      // Host, Origin and the token (header or `?token=`) were checked by the app's middleware.
-      if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
-        return c.json(errorBody("UPGRADE_REQUIRED", "/ws speaks OpenEnv's WebSocket protocol; connect with a WebSocket client"), 426);
-      await next();
-    },
-    upgradeWebSocket((c) => {
-      const requested = c.req.query("env");
-      const connection = new OpenEnvConnection({
-        serverApp,
-        client: c.get("client" as never) as string,
-        defaultEnv: requested ?? (ids.length === 1 ? ids[0] : undefined),
-      });
-      // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
-      let queue: Promise<void> = Promise.resolve();
-      return {
-        onMessage(event, socket) {
-          const text = typeof event.data === "string" ? event.data : Buffer.from(event.data as ArrayBuffer).toString("utf8");
-          queue = queue.then(async () => {
-            const reply = await connection.handle(text);
-            for (const frame of reply.frames) socket.send(JSON.stringify(frame));
-            if (reply.close) socket.close(1000, "closed by client");
-          });
-        },
-        onClose() {
-          connection.dispose();
-        },
-        onError() {
-          connection.dispose();
-        },
-      };
-    }),
-  );
-}
-
 /**
  * A worker's private socket, where other workers pass on requests for this worker's sessions (and ask for
- * its counters): the same tool-call fast path and app, never routed further.
+ * its counters): answered through the same core, never routed further.
  */
-async function listenPrivately(serverApp: ServerApp, router: WorkerRouter, socketPath: string): Promise<Server> {
-  const fastCall = createFastCallHandler(serverApp);
-  const honoListener = getRequestListener(serverApp.app.fetch);
-  const server = createServer((request, response) => {
-    if (router.answerPeer(request, response)) return;
-    if (!fastCall(request, response)) void honoListener(request, response);
-  });
+async function listenPrivately(protocol: Protocol, router: WorkerRouter, socketPath: string): Promise<Server> {
+  const server = createServer(createRequestListener(protocol, (request, response) => router.answerPeer(request, response)));
   server.keepAliveTimeout = 120_000;
   rmSync(socketPath, { force: true }); // left by a worker that died; its sessions died with it
   await new Promise<void>((resolve, reject) => {
@@ -100,64 +51,40 @@ async function listenPrivately(serverApp: ServerApp, router: WorkerRouter, socke
 const KEEP_ALIVE_MILLISECONDS = 120_000;
 
 /**
- * Starts `toolgym serve`: the HTTP app plus `/ws`, and a timer that closes idle sessions. Connections are
- * accepted by a TCP server whose reader (http-connection.ts) answers tool calls itself and passes every
- * other request to a node:http server running Hono's adapter (which never listens on its own).
+ * Starts `toolgym serve`: the protocol core (protocol.ts) behind its transports, and a timer that closes
+ * idle sessions. Connections are accepted by a TCP server whose reader (http-connection.ts) answers what it
+ * frames; node:http (node-transport.ts, which never listens on its own) frames the rest and takes `/ws`.
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const place = options.worker;
-  const serverApp = createServerApp({ ...options, sessionIdPrefix: place ? workerIdPrefix(place.index) : undefined });
-  const router = place ? createWorkerRouter(place, serverApp) : undefined;
-  addWebSocketRoute(serverApp, options.environments);
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: serverApp.options.maxBodyBytes });
+  const protocol = createProtocol({ ...options, sessionIdPrefix: place ? workerIdPrefix(place.index) : undefined });
+  const router = place ? createWorkerRouter(place, protocol) : undefined;
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: protocol.options.maxBodyBytes });
   const host = options.host ?? "127.0.0.1";
-  const fastCall = createFastCallHandler(serverApp);
   const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
   const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
-  // Host and Origin first, on every transport (the socket reader checks its own requests the same way).
-  const placeRefusal = (hostHeader: string | undefined, origin: string | undefined): CallAnswer | undefined => {
-    const refusal = serverApp.access.checkPlace(hostHeader, origin);
-    if (!refusal) return undefined;
-    const text = JSON.stringify(errorBody(refusal.code, refusal.message));
-    return { status: refusal.status, text, bytes: Buffer.byteLength(text) };
-  };
-  // Tool calls take the fast path; everything else (and /ws upgrades) goes through Hono's adapter.
-  const withFastCall = (serverOptions: ServerOptions, honoListener: RequestListener) =>
-    createServer(
-      // node:http's own deadlines for the connections handed to it, checked every second rather than every 30.
-      { ...serverOptions, headersTimeout: headMilliseconds, requestTimeout: requestMilliseconds, connectionsCheckingInterval: 1000 },
-      (request, response) => {
-        const refusal = placeRefusal(request.headers.host, request.headers.origin);
-        if (refusal) {
-          response.writeHead(refusal.status, { "content-type": "application/json", "content-length": refusal.bytes });
-          return void response.end(refusal.text);
-        }
-        if (router?.route(request, response)) return;
-        if (!fastCall(request, response)) void honoListener(request, response);
-      },
-    );
-  const http = createAdaptorServer({
-    fetch: serverApp.app.fetch,
-    hostname: host,
-    websocket: { server: sockets },
-    createServer: withFastCall as typeof createServer,
-  }) as Server;
+  const routed = router ? (request: IncomingMessage, response: ServerResponse) => router.route(request, response) : undefined;
+  const http = createServer(
+    // node:http's own deadlines for the connections handed to it, checked every second rather than every 30.
+    { headersTimeout: headMilliseconds, requestTimeout: requestMilliseconds, connectionsCheckingInterval: 1000 },
+    createRequestListener(protocol, routed),
+  );
+  http.on("upgrade", createUpgradeListener(protocol, sockets, Object.keys(options.environments)));
   http.keepAliveTimeout = KEEP_ALIVE_MILLISECONDS;
   // node:http starts its header and request timeout checks when it listens; it never does here.
   http.emit("listening");
-  // A request naming another worker's session is routed by the node:http side (worker-routing.ts).
-  const owns = (target: string): boolean => !place || (ownerOf(target, place.count) ?? place.index) === place.index;
+  // A request naming another worker's session, and `GET /stats` (summed over workers), are node:http's (worker-routing.ts).
+  const relays = place
+    ? (method: string, target: string): boolean =>
+        (ownerOf(target, place.count) ?? place.index) !== place.index || (method === "GET" && (target === "/stats" || target.startsWith("/stats?")))
+    : undefined;
   const connections = createConnectionHandler({
     http,
-    maxBodyBytes: serverApp.options.maxBodyBytes,
+    maxBodyBytes: protocol.options.maxBodyBytes,
     keepAliveMilliseconds: KEEP_ALIVE_MILLISECONDS,
-    callTarget: (target) => {
-      const match = callRoute.exec(target);
-      return match && owns(target) ? serverApp.store.ownId(match[1] as string) : undefined;
-    },
-    answerCall: createCallAnswerer(serverApp),
-    otherRoute: createSessionRoutes(serverApp, owns),
-    checkPlace: placeRefusal,
+    route: protocol.route,
+    relays,
+    checkPlace: protocol.checkPlace,
     headMilliseconds,
     requestMilliseconds,
     maxHeldBytes: options.maxHeldBytes,
@@ -172,14 +99,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     server.listen({ host, port: options.port ?? 8765 }, () => resolve());
   });
   server.on("error", () => undefined);
-  const reapEvery = Math.max(250, Math.min(60_000, (serverApp.options.idleSeconds * 1000) / 4));
-  const timer = setInterval(() => serverApp.store.reapIdle(), reapEvery);
+  const reapEvery = Math.max(250, Math.min(60_000, (protocol.options.idleSeconds * 1000) / 4));
+  const timer = setInterval(() => protocol.store.reapIdle(), reapEvery);
   timer.unref();
   const port = (server.address() as AddressInfo).port;
-  const privateServer = place && router ? await listenPrivately(serverApp, router, workerSocketPath(place.socketDirectory, place.index)) : undefined;
+  const privateServer = place && router ? await listenPrivately(protocol, router, workerSocketPath(place.socketDirectory, place.index)) : undefined;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
-    ...serverApp,
+    ...protocol,
     url: `http://${shownHost}:${port}`,
     port,
     close: () =>
@@ -190,7 +117,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         privateServer?.close();
         for (const client of sockets.clients) client.terminate();
         sockets.close();
-        serverApp.store.closeAll();
+        protocol.store.closeAll();
         connections.closeAll();
         http.closeAllConnections();
         http.close(() => undefined);

@@ -1,6 +1,8 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import { errorBody, unauthorizedMessage, type ServerApp } from "./app.ts";
+import { unauthorizedMessage } from "./access.ts";
+import { errorBody } from "./answers.ts";
+import type { Protocol } from "./protocol.ts";
 
 /**
  * Request routing between the workers of `toolgym serve --workers N` (Node cluster: one listening port,
@@ -75,7 +77,7 @@ export interface WorkerRouter {
   close(): void;
 }
 
-export function createWorkerRouter(place: WorkerPlace, serverApp: ServerApp): WorkerRouter {
+export function createWorkerRouter(place: WorkerPlace, serverApp: Protocol): WorkerRouter {
   const agent = new Agent({ keepAlive: true, maxSockets: 512 });
   const { token, maxBodyBytes } = serverApp.options;
   // Requests this worker passed to the session's owner: few when clients keep a session on one connection.

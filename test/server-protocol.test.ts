@@ -2,25 +2,23 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { mockEnvironment } from "../src/envs/mock/index.ts";
-import { createServerApp } from "../src/server/app.ts";
+import { outcomeAnswer } from "../src/server/answers.ts";
 import { OpenEnvConnection } from "../src/server/openenv-protocol.ts";
+import { createProtocol, type Protocol } from "../src/server/protocol.ts";
 import { runEpisode } from "../src/rollout/run-episode.ts";
+import type { CallOutcome } from "../src/server/session-types.ts";
+import { ask } from "../src/testing/protocol-client.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-function request(app: { request: (path: string, init?: RequestInit) => Response | Promise<Response> }) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Json }> => {
-    const init: RequestInit = { method, headers: { "content-type": "application/json", ...headers } };
-    if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
-    const response = await app.request(path, init);
-    return { status: response.status, json: (await response.json()) as Json };
-  };
+function request(protocol: Protocol) {
+  return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => ask(protocol, method, path, body, headers);
 }
 
-describe("server app (app.request)", () => {
+describe("the protocol core (answer)", () => {
   it("lists every registered environment with its tool schemas", async () => {
-    const { app } = createServerApp({ environments: ENVIRONMENTS });
-    const call = request(app);
+    const protocol = createProtocol({ environments: ENVIRONMENTS });
+    const call = request(protocol);
     const health = await call("GET", "/health");
     assert.equal(health.status, 200);
     assert.equal(health.json.status, "healthy");
@@ -35,8 +33,9 @@ describe("server app (app.request)", () => {
   });
 
   it("runs an episode: create → call → reward → close, matching the environment run in-process", async () => {
-    const { app, store } = createServerApp({ environments: ENVIRONMENTS });
-    const call = request(app);
+    const protocol = createProtocol({ environments: ENVIRONMENTS });
+    const call = request(protocol);
+    const { store } = protocol;
     const created = await call("POST", "/sessions", { env: "mock", split: "train", seed: 4, index: 2, config: '{"keys": 6}' });
     assert.equal(created.status, 201);
     const task = mockEnvironment.generate({ split: "train", seed: 4, index: 2, config: { keys: 6 } });
@@ -73,8 +72,9 @@ describe("server app (app.request)", () => {
   });
 
   it("ends an episode at its turn limit as evaluation does: a later call is not run and earns nothing", async () => {
-    const { app, store } = createServerApp({ environments: ENVIRONMENTS });
-    const call = request(app);
+    const protocol = createProtocol({ environments: ENVIRONMENTS });
+    const call = request(protocol);
+    const { store } = protocol;
     const address = { split: "train", seed: 4, index: 2, config: { keys: 6 } };
     const task = mockEnvironment.generate(address);
     const created = await call("POST", "/sessions", { env: "mock", ...address, max_turns: 2 });
@@ -123,8 +123,8 @@ describe("server app (app.request)", () => {
   });
 
   it("answers bad requests with a 4xx JSON error naming the problem", async () => {
-    const { app } = createServerApp({ environments: ENVIRONMENTS, maxBodyBytes: 1000 });
-    const call = request(app);
+    const protocol = createProtocol({ environments: ENVIRONMENTS, maxBodyBytes: 1000 });
+    const call = request(protocol);
     const cases: [string, string, unknown, number, string][] = [
       ["POST", "/sessions", "{not json", 400, "INVALID_JSON"],
       ["POST", "/sessions", [1, 2], 400, "INVALID_BODY"],
@@ -158,8 +158,9 @@ describe("server app (app.request)", () => {
 
   it("enforces the bearer token, max sessions and idle reaping", async () => {
     let now = 0;
-    const { app, store } = createServerApp({ environments: ENVIRONMENTS, token: "s3cret", maxSessions: 2, idleSeconds: 10, now: () => now });
-    const call = request(app);
+    const protocol = createProtocol({ environments: ENVIRONMENTS, token: "s3cret", maxSessions: 2, idleSeconds: 10, now: () => now });
+    const call = request(protocol);
+    const { store } = protocol;
     assert.equal((await call("GET", "/health")).status, 200, "health stays open for liveness probes");
     const denied = await call("GET", "/envs");
     assert.equal(denied.status, 401);
@@ -180,13 +181,38 @@ describe("server app (app.request)", () => {
     assert.equal(store.counters.sessionsReaped, 1);
     assert.equal((await call("POST", "/sessions", { env: "mock" }, auth)).status, 201);
   });
+  it("checks Host, Origin, the token, the body's size and its depth before any route runs", async () => {
+    const protocol = createProtocol({ environments: ENVIRONMENTS, token: "s3cret", maxBodyBytes: 4096, allowedOrigins: ["http://ok.example"] });
+    const auth = { authorization: "Bearer s3cret" };
+    const before = protocol.store.counters.sessionsCreated;
+    const code = async (method: string, path: string, body?: unknown, headers: Record<string, string> = auth) => {
+      const reply = await ask(protocol, method, path, body, headers);
+      return `${reply.status} ${reply.json.error?.code ?? ""}`.trim();
+    };
+    assert.equal(await code("POST", "/sessions", { env: "mock" }, { ...auth, host: "evil.example:8765" }), "403 HOST_FORBIDDEN");
+    assert.equal(await code("GET", "/health", undefined, { host: "evil.example" }), "403 HOST_FORBIDDEN", "before /health too");
+    assert.equal(await code("POST", "/sessions", { env: "mock" }, { ...auth, origin: "http://evil.example" }), "403 ORIGIN_FORBIDDEN");
+    assert.equal(await code("POST", "/sessions", { env: "mock" }, { authorization: "Bearer nope" }), "401 UNAUTHORIZED");
+    assert.equal(await code("POST", "/sessions", "x".repeat(5000), {}), "401 UNAUTHORIZED", "the token before the body's size");
+    assert.equal(await code("POST", "/sessions", { env: "mock", pad: "é".repeat(2100) }), "413 BODY_TOO_LARGE", "the limit counts UTF-8 bytes");
+    assert.equal(await code("POST", "/sessions", `{"env": "mock", "seed": ${"[".repeat(300)}${"]".repeat(300)}}`), "400 JSON_TOO_DEEP");
+    assert.equal(protocol.store.counters.sessionsCreated, before, "no refused request opened a session");
+    assert.equal(await code("POST", "/sessions", { env: "mock" }, { ...auth, origin: "http://ok.example", host: "localhost:9" }), "201");
+    assert.equal(await code("GET", "/health", undefined, {}), "200", "health needs no token");
+    assert.equal(await code("GET", "/ws?token=s3cret", undefined, {}), "426 UPGRADE_REQUIRED", "/ws takes the token in its query");
+    assert.equal(await code("GET", "/ws", undefined, {}), "401 UNAUTHORIZED");
+    assert.equal(await code("GET", "/nowhere", undefined, {}), "401 UNAUTHORIZED", "an unknown route says nothing without the token");
+    assert.equal(await code("GET", "/nowhere"), "404 ROUTE_UNKNOWN");
+    assert.equal(await code("PUT", "/sessions"), "404 ROUTE_UNKNOWN");
+    assert.equal(await code("GET", "/envs/"), "404 ROUTE_UNKNOWN");
+  });
 });
 
 describe("OpenEnv protocol frames", () => {
   it("resets, lists and calls tools by step and MCP, reports state, and closes", async () => {
-    const serverApp = createServerApp({ environments: ENVIRONMENTS });
-    const { store } = serverApp;
-    const connection = new OpenEnvConnection({ serverApp, defaultEnv: "mock" });
+    const protocol = createProtocol({ environments: ENVIRONMENTS });
+    const { store } = protocol;
+    const connection = new OpenEnvConnection({ protocol, defaultEnv: "mock" });
     const first = async (text: unknown) => (await connection.handle(typeof text === "string" ? text : JSON.stringify(text))).frames[0] as Json;
     assert.equal((await first({ type: "step", data: { type: "list_tools" } })).data.code, "SESSION_ERROR");
     const reset = await first({ type: "reset", data: { split: "train", seed: 3, index: 1 } });
@@ -225,5 +251,40 @@ describe("OpenEnv protocol frames", () => {
     assert.equal(store.size, 1);
     assert.equal((await connection.handle(JSON.stringify({ type: "close" }))).close, true);
     assert.equal(store.size, 0);
+  });
+});
+
+describe("tool-call answers written field by field (outcomeAnswer)", () => {
+  it("writes what JSON.stringify writes, for every kind of content, and hands odd values to it", () => {
+    const contents = [
+      '{"key":"kalo","value":"123"}',
+      "",
+      'quote " backslash \\ slash /',
+      "line\nbreak\ttab\u0001\u001f\u007f",
+      "ключ💥",
+      "\ud800 lone",
+      "\u2028\u2029",
+    ];
+    const outcomes: CallOutcome[] = [];
+    for (const content of contents) {
+      outcomes.push({ content, is_error: false, done: false, calls: 1 });
+      outcomes.push({ content, is_error: true, error_kind: "unknown_key", done: true, calls: 9_007_199_254_740_991 });
+      outcomes.push({ content, is_error: true, error_kind: 'odd "kind"\n', done: false, calls: 0 });
+    }
+    const answer = (outcome: CallOutcome) => {
+      const { text, bytes } = outcomeAnswer(outcome);
+      assert.equal(bytes, Buffer.byteLength(text), `the byte length of ${text}`);
+      return text;
+    };
+    for (const outcome of outcomes) assert.equal(answer(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
+    // Values of other types than the store's (never sent today) still come out as JSON.stringify writes them.
+    const odd = [
+      { content: 5, is_error: false, done: false, calls: 1 },
+      { content: "x", is_error: undefined, done: false, calls: 1 },
+      { content: "x", is_error: false, done: false, calls: 1.5 },
+      { content: "x", is_error: false, done: false, calls: Number.NaN },
+      { content: "x", is_error: false, error_kind: null, done: false, calls: 1 },
+    ] as unknown as CallOutcome[];
+    for (const outcome of odd) assert.equal(answer(outcome), JSON.stringify(outcome), JSON.stringify(outcome));
   });
 });

@@ -1,0 +1,124 @@
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { WebSocketServer } from "ws";
+import { discardLimitBytes, discardsBody, type Answer } from "./answers.ts";
+import { OpenEnvConnection } from "./openenv-protocol.ts";
+import type { Protocol } from "./protocol.ts";
+
+/**
+ * node:http as a transport of the protocol core: it frames what the socket reader (http-connection.ts)
+ * leaves it — chunked or oversized bodies, `Expect`, HTTP/1.0, odd heads — and the requests other workers
+ * pass on over a worker's private socket, and answers each through `Protocol.route`. It also takes the
+ * WebSocket upgrade to `/ws` (OpenEnv's protocol, openenv-protocol.ts).
+ */
+function send(response: ServerResponse, answer: Answer, close = false): void {
+  const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": answer.bytes };
+  if (close) headers.connection = "close";
+  response.writeHead(answer.status, headers);
+  response.end(answer.text);
+}
+
+/**
+ * The request listener. `route` takes a request first when it belongs elsewhere (another worker's
+ * session, worker-routing.ts) and returns true then.
+ */
+export function createRequestListener(
+  protocol: Protocol,
+  route?: (request: IncomingMessage, response: ServerResponse) => boolean,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const { maxBodyBytes } = protocol.options;
+  return (request, response) => {
+    // Host and Origin first, on every transport: a rebinding page must not even learn the server is there.
+    const refusal = protocol.checkPlace(request.headers.host, request.headers.origin);
+    if (refusal) return send(response, refusal);
+    if (route?.(request, response)) return;
+    const method = request.method ?? "GET";
+    const target = request.url ?? "/";
+    const { authorization } = request.headers;
+    // The token before the body: an unauthorised client cannot make the server buffer a body.
+    const early = protocol.refuseEarly(method, target, authorization);
+    if (early) return send(response, early);
+    const declared = request.headers["content-length"];
+    if (declared !== undefined && request.headers["transfer-encoding"] === undefined && Number.parseInt(declared, 10) > maxBodyBytes) {
+      // node:http drains the unread body after the answer when the connection stays open (see discardsBody).
+      return send(response, protocol.tooLarge, !discardsBody(declared));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (refused) {
+        // A chunked body is read and dropped after the 413, up to the same bound as a declared one.
+        if (size > discardLimitBytes) request.socket.destroy();
+        return;
+      }
+      if (size > maxBodyBytes) {
+        refused = true;
+        send(response, protocol.tooLarge);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => {
+      if (refused) return;
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+      const reply = protocol.route(method, target)(authorization, body.toString("utf8"));
+      if (reply instanceof Promise) void reply.then((ready) => send(response, ready));
+      else send(response, reply);
+    });
+    request.on("error", () => response.destroy());
+  };
+}
+
+/** Writes an answer on a socket whose upgrade is refused, and closes it. */
+function refuseUpgrade(socket: Duplex, answer: Answer): void {
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ""}\r\ncontent-type: application/json\r\ncontent-length: ${answer.bytes}\r\nconnection: close\r\n\r\n${answer.text}`,
+  );
+}
+
+/**
+ * The `upgrade` listener: `/ws` (optionally `?env=ID`, `?token=`) becomes an OpenEnv connection once Host,
+ * Origin and the token pass; any other upgrade gets the route's own answer and the socket is closed.
+ */
+export function createUpgradeListener(
+  protocol: Protocol,
+  sockets: WebSocketServer,
+  environmentIds: readonly string[],
+): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  return (request, socket, head) => {
+    socket.on("error", () => socket.destroy());
+    const target = request.url ?? "/";
+    const { authorization } = request.headers;
+    const refusal = protocol.checkPlace(request.headers.host, request.headers.origin);
+    if (refusal) return refuseUpgrade(socket, refusal);
+    const path = target.split("?", 1)[0];
+    if (request.method !== "GET" || path !== "/ws") {
+      const reply = protocol.route(request.method ?? "GET", target)(authorization, "");
+      if (reply instanceof Promise) return void reply.then((ready) => refuseUpgrade(socket, ready));
+      return refuseUpgrade(socket, reply);
+    }
+    const admitted = protocol.admitWebSocket(target, authorization);
+    if ("status" in admitted) return refuseUpgrade(socket, admitted);
+    sockets.handleUpgrade(request, socket, head, (webSocket) => {
+      const connection = new OpenEnvConnection({
+        protocol,
+        client: admitted.client,
+        defaultEnv: admitted.env ?? (environmentIds.length === 1 ? environmentIds[0] : undefined),
+      });
+      // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
+      let queue: Promise<void> = Promise.resolve();
+      webSocket.on("message", (data) => {
+        const text = Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString("utf8");
+        queue = queue.then(async () => {
+          const reply = await connection.handle(text);
+          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame));
+          if (reply.close) webSocket.close(1000, "closed by client");
+        });
+      });
+      webSocket.on("close", () => connection.dispose());
+      webSocket.on("error", () => connection.dispose());
+    });
+  };
+}
