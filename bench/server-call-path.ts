@@ -80,7 +80,8 @@ async function measure(path: CallPath): Promise<{ callsPerCpuSecond: number; cal
     if (!created) throw new Error(`no ${path} server on port ${port}`);
     const calls: Array<{ url: string; body: string }> = [];
     for (let index = 0; index < Number(values.sessions); index++) {
-      const session = await post(setup, port, "/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index }));
+      // A turn limit no run reaches: the server does not run calls past an episode's limit.
+      const session = await post(setup, port, "/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index, max_turns: 1e9 }));
       const json = JSON.parse(session.text) as { session_id: string; messages: Array<{ content: string }> };
       const key = /key '([^']+)'/.exec(json.messages.at(-1)?.content ?? "")?.[1];
       calls.push({ url: `/sessions/${json.session_id}/call`, body: JSON.stringify({ name: "lookup", arguments: { key } }) });
