@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { defineEnvironment, toolError, toolResult, type ArgumentPolicy, type Episode, type RejectedCall, type ToolResult } from "../core/index.ts";
+import {
+  EnvConfigError,
+  defineEnvironment,
+  toolError,
+  toolResult,
+  type ArgumentPolicy,
+  type Episode,
+  type RejectedCall,
+  type ToolResult,
+} from "../core/index.ts";
 import { createToolbox, defineTool } from "../envs/_kit/toolbox.ts";
 import { mockEnvironment } from "../envs/mock/index.ts";
 import { EpisodeDriver } from "./episode-driver.ts";
@@ -142,7 +151,11 @@ describe("episode driver: it owns tool calls", () => {
   });
 
   it("refuses to drive an episode that offers tools without validators unless its environment checks arguments itself", () => {
-    assert.throws(() => recordingEnvironment({ validators: false }), /offer tools but no argument validators/);
+    assert.throws(
+      () => recordingEnvironment({ validators: false }),
+      (error: unknown) =>
+        error instanceof EnvConfigError && error.code === "ENV_TOOLS_UNCHECKED" && /offer tools but no argument validators/.test(error.message),
+    );
     assert.doesNotThrow(() => recordingEnvironment({ validators: false, policy: "environment" }));
   });
 

@@ -1,4 +1,5 @@
 import {
+  EnvConfigError,
   TRAJECTORY_SCHEMA_VERSION,
   toolError,
   type AnyEnvironment,
@@ -96,9 +97,10 @@ export class EpisodeDriver {
     this.ownArguments = env.argumentPolicy === "environment";
     this.validators = this.episode.validators ?? NO_VALIDATORS;
     if (!this.ownArguments && this.episode.protocol === "tools" && !this.episode.validators && this.episode.tools.length > 0)
-      throw new Error(
-        `${env.id}: its episodes offer tools but no argument validators; give them validators (createToolbox) or declare argumentPolicy "environment"`,
-      );
+      throw new EnvConfigError({
+        code: "ENV_TOOLS_UNCHECKED",
+        message: `${env.id}: its episodes offer tools but no argument validators; give them validators (createToolbox) or declare argumentPolicy "environment"`,
+      });
   }
 
   /** True once the environment says the episode is over or the driver ended it. */
