@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { reportError } from "../src/cli/errors.ts";
+import { mockOracleResponder, startFaultServer } from "../src/testing/fault-server.ts";
 import { runCli } from "./support/run-cli.ts";
 
 const root = resolve(import.meta.dirname, "..");
@@ -107,24 +108,51 @@ describe("toolgym CLI commands", () => {
   });
 
   it("Ctrl-C stops an eval with a line and exit 130; --resume finishes the run", { timeout: 180_000 }, async () => {
-    const out = join(work, "interrupted");
-    const args = ["eval", "--env", "mock", "--n", "3000", "--concurrency", "1", "--quiet", "--out", out, "--run-id", "r"];
-    const child = spawn(process.execPath, [join(root, "bin/toolgym.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const results = join(out, "mock--scripted-oracle", "r", "results.jsonl");
-    const lineCount = () => (existsSync(results) ? readFileSync(results, "utf8").split("\n").filter(Boolean).length : 0);
-    while (lineCount() < 20) await new Promise((resolve) => setTimeout(resolve, 50));
-    child.kill("SIGINT");
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-    assert.equal(code, 130, stderr);
-    assert.match(stderr, /^toolgym: interrupted; \d+ of 3000 episodes are saved; run the same command with --resume to finish \[INTERRUPTED\]$/m);
-    const metadata = JSON.parse(readFileSync(join(out, "mock--scripted-oracle", "r", "metadata.json"), "utf8")) as { status: string };
-    assert.equal(metadata.status, "interrupted");
-    assert.ok(lineCount() < 3000);
-    const resumed = await runCli([...args, "--resume"]);
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(lineCount(), 3000);
+    // A scripted model that stops answering after 40 requests (20 episodes of lookup + finish): the eval cannot
+    // finish before the signal however slowly this process is scheduled.
+    let requests = 0;
+    const server = await startFaultServer({ respond: mockOracleResponder, onRequest: () => ++requests === 41 && server.hold() });
+    try {
+      const out = join(work, "interrupted");
+      const args = [
+        "eval",
+        "--env",
+        "mock",
+        "--n",
+        "60",
+        "--concurrency",
+        "1",
+        "--base-url",
+        server.url,
+        "--model",
+        "scripted",
+        "--quiet",
+        "--out",
+        out,
+        "--run-id",
+        "r",
+      ];
+      const child = spawn(process.execPath, [join(root, "bin/toolgym.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+      const run = join(out, "mock--scripted", "r");
+      const lineCount = () =>
+        existsSync(join(run, "results.jsonl")) ? readFileSync(join(run, "results.jsonl"), "utf8").split("\n").filter(Boolean).length : 0;
+      while (lineCount() < 20 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill("SIGINT");
+      assert.equal(await exited, 130, stderr);
+      assert.match(stderr, /^toolgym: interrupted; 20 of 60 episodes are saved; run the same command with --resume to finish \[INTERRUPTED\]$/m);
+      const metadata = JSON.parse(readFileSync(join(run, "metadata.json"), "utf8")) as { status: string };
+      assert.equal(metadata.status, "interrupted");
+      assert.equal(lineCount(), 20);
+      server.release();
+      const resumed = await runCli([...args, "--resume"]);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(lineCount(), 60);
+    } finally {
+      await server.close();
+    }
   });
 
   it("eval --suite applies --max-turns to every row's episodes", { timeout: 120_000 }, async () => {
