@@ -73,7 +73,8 @@ async function measure(path: CallPath): Promise<{ callsPerCpuSecond: number; cal
   try {
     const setup = new Agent({ keepAlive: true, maxSockets: 1 });
     let created: { status: number; text: string } | undefined;
-    for (let attempt = 0; attempt < 300 && !created; attempt++) {
+    // A loaded machine can take a minute to start a server: wait up to two.
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline && !created;) {
       created = await post(setup, port, "/sessions", JSON.stringify({ env: "mock", split: "train", seed: 0, index: 0 })).catch(() => undefined);
       if (!created) await sleep(100);
     }
