@@ -105,7 +105,7 @@ describe("tau2 runs back into SFT", () => {
       .map((line) => JSON.parse(line));
     assert.ok(rows.length >= 10);
     for (const row of rows) {
-      assert.deepEqual(Object.keys(row), ["messages", "answer", "metadata"]);
+      assert.deepEqual(Object.keys(row), ["messages", "answer", "tools", "metadata"]);
       assert.deepEqual(Object.keys(row.answer), ["role", "content", "thinking", "tool_calls"]);
       assert.deepEqual(Object.keys(row.metadata), ["source_dialog_id", "turn_index", "reward", "correct"]);
     }
