@@ -46,8 +46,14 @@ describe("toolgym sft trajectories", () => {
       .split("\n")
       .map((line) => JSON.parse(line) as { input_ids: number[]; labels: number[]; metadata: { turn: number } });
     assert.equal(rows.length, assistantTurns);
-    const report = JSON.parse(readFileSync(`${out}.report.json`, "utf8")) as { input: string; episodes: number; rows_out: number };
+    const report = JSON.parse(readFileSync(`${out}.report.json`, "utf8")) as { input: string; output: string; episodes: number; rows_out: number };
     assert.deepEqual([report.input, report.episodes, report.rows_out], [join(work, "runs"), 1, assistantTurns]);
+    // The report names the file the user asked for, not the temporary one it was written as, and none is left over.
+    assert.equal(report.output, out);
+    assert.deepEqual(
+      readdirSync(work).filter((name) => name.includes("partial")),
+      [],
+    );
 
     // The reference: transformers' apply_chat_template over the same history with the environment's tools.
     const env = getEnvironment("search_plan_act");

@@ -1,4 +1,4 @@
-import { createWriteStream, existsSync } from "node:fs";
+import { createWriteStream, existsSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
 import type { Command } from "commander";
@@ -22,6 +22,14 @@ function requireModelDirectory(directory: string): void {
   const missing = ["tokenizer.json", "tokenizer_config.json"].filter((name) => !existsSync(join(directory, name)));
   if (missing.length > 0)
     throw new UsageError({ code: "MODEL_DIR_INVALID", message: `--model-dir '${directory}' has no ${missing.join(" or ")}; ${MODEL_DIR_HINT}` });
+}
+
+/** The report written beside an output file; it is written beside the temporary file and renamed with it. */
+const REPORT_SUFFIX = ".report.json";
+
+/** A run where no row passed leaves no data file, but its report stays where the error says the reasons are. */
+function keepReport(temporaryOutput: string, reportPath: string): void {
+  renameSync(`${temporaryOutput}${REPORT_SUFFIX}`, reportPath);
 }
 
 function parseBoolean(value: string): boolean {
@@ -65,7 +73,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
       ) => {
         requireInputFile("input", input);
         requireModelDirectory(options.modelDir);
-        const reportPath = `${options.out}.report.json`;
+        const reportPath = `${options.out}${REPORT_SUFFIX}`;
         checkOutputPath(options.out, { force: options.force });
         checkOutputPath(reportPath, { force: options.force });
         const report = await writeOutputAtomically(
@@ -74,7 +82,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
             const written = await prepareTau2Sft({
               input,
               output,
-              reportPath,
+              outputName: options.out,
               modelDirectory: options.modelDir,
               maxTokens: options.maxTokens,
               onlyCorrect: options.onlyCorrect ?? false,
@@ -84,6 +92,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
             });
             // No row passed: no data file is left behind; the report says why, line by line.
             if (written.rows_out === 0) {
+              keepReport(output, reportPath);
               io.stdout.write(`${formatSftReport(written)}\n`);
               throw new DataError({
                 code: "SFT_NO_ROWS",
@@ -93,7 +102,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
             }
             return written;
           },
-          { force: options.force },
+          { force: options.force, companions: [REPORT_SUFFIX] },
         );
         io.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${reportPath}\n`);
       },
@@ -116,7 +125,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
       ) => {
         for (const run of runs) requireDirectory("run directory", run);
         requireModelDirectory(options.modelDir);
-        const reportPath = `${options.out}.report.json`;
+        const reportPath = `${options.out}${REPORT_SUFFIX}`;
         checkOutputPath(options.out, { force: options.force });
         checkOutputPath(reportPath, { force: options.force });
         const report = await writeOutputAtomically(
@@ -125,7 +134,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
             const written = await prepareTrajectorySft({
               runs,
               output,
-              reportPath,
+              outputName: options.out,
               modelDirectory: options.modelDir,
               maxTokens: options.maxTokens,
               enableThinking: options.enableThinking,
@@ -133,6 +142,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
               ...(options.minReward !== undefined ? { minReward: options.minReward } : {}),
             });
             if (written.rows_out === 0) {
+              keepReport(output, reportPath);
               io.stdout.write(`${formatSftReport(written)}\n`);
               throw new DataError({
                 code: "SFT_NO_ROWS",
@@ -141,7 +151,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
             }
             return written;
           },
-          { force: options.force },
+          { force: options.force, companions: [REPORT_SUFFIX] },
         );
         io.stdout.write(`${formatSftReport(report)}\n${report.episodes} episodes; wrote ${options.out} and ${reportPath}\n`);
       },

@@ -22,6 +22,8 @@ export interface Tau2SftOptions extends SftRowOptions {
   batchSize?: number;
   /** Where the JSON report goes; default `<output>.report.json`. */
   reportPath?: string;
+  /** The name the report gives the output, when `output` is a temporary file renamed to it afterwards. */
+  outputName?: string;
   onProgress?: (rowsIn: number) => void;
 }
 
@@ -149,7 +151,7 @@ export async function prepareTau2Sft(options: Tau2SftOptions): Promise<SftReport
   const init = { modelDirectory: options.modelDirectory, options: pickRowOptions(options), serialiseJsonl: format === "jsonl" };
   const pool = workerCount > 0 ? await workerPool(workerCount, init) : inProcessPool(createSftRowBuilder(init));
   const writer = createRowWriter(options.output, format);
-  const stats = new SftStatsCollector(options.input, options.output);
+  const stats = new SftStatsCollector(options.input, options.outputName ?? options.output);
   const batchSize = options.batchSize ?? 8;
 
   const replies = new Map<number, WorkerReply>();
