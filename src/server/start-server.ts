@@ -93,6 +93,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does);
   // pauseOnConnect: the reader takes each connection over before anything is read (http-connection.ts, adopt).
+  // Every environment's tool schemas before listening: built on the first GET /envs instead, they held that
+  // request (and every other) for seconds, over a minute on a loaded machine (tau2_retail reads its database).
+  protocol.catalog.list();
   const server = createTcpServer({ allowHalfOpen: true, pauseOnConnect: true }, connections);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
