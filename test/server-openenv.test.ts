@@ -110,3 +110,23 @@ describe("OpenEnv tool calls take the core's call path", () => {
     }
   });
 });
+
+describe("one session per OpenEnv connection", () => {
+  it("closes a session whose reset was still opening when the connection ended", async () => {
+    const protocol = createProtocol({ environments: ENVIRONMENTS });
+    const connection = new OpenEnvConnection({ protocol, defaultEnv: "tau2_mock" });
+    // tau2's session opens once the simulated customer's first message has come: asynchronously.
+    const pending = connection.handle('{"type":"reset","data":{"config":{"customer":"tool"}}}');
+    connection.dispose();
+    const reply = (await pending).frames[0] as Json;
+    assert.equal(reply.type, "error");
+    assert.equal(reply.data.code, "SESSION_ERROR");
+    assert.equal(protocol.store.size, 0, "the session opened after the connection ended was closed");
+    // A connection still open keeps the session its reset opened.
+    const open = new OpenEnvConnection({ protocol, defaultEnv: "tau2_mock" });
+    assert.equal(((await open.handle('{"type":"reset","data":{"config":{"customer":"tool"}}}')).frames[0] as Json).type, "observation");
+    assert.equal(protocol.store.size, 1);
+    open.dispose();
+    assert.equal(protocol.store.size, 0);
+  });
+});

@@ -40,6 +40,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export class OpenEnvConnection {
   private session: Session | undefined;
+  /** Set once the connection ends: a reset still opening its session then closes it. */
+  private ended = false;
   private readonly protocol: Pick<Protocol, "store" | "resources" | "callTool">;
   private readonly store: SessionStore;
   private readonly client: string;
@@ -89,8 +91,13 @@ export class OpenEnvConnection {
     }
   }
 
-  /** Closes this connection's session (socket closed or `close` frame). */
+  /** Ends the connection (socket closed or `close` frame): closes its session, and any a pending reset opens later. */
   dispose(): void {
+    this.ended = true;
+    this.closeSession();
+  }
+
+  private closeSession(): void {
     if (this.session) this.store.close(this.session.id);
     this.session = undefined;
   }
@@ -107,12 +114,18 @@ export class OpenEnvConnection {
 
   private async reset(data: unknown): Promise<Frame> {
     const options = isObject(data) ? data : {};
-    this.dispose();
+    this.closeSession();
     const env = options.env ?? this.defaultEnv;
     if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
     const body: Record<string, unknown> = { env };
     for (const key of ["split", "seed", "index", "config", "max_turns"]) if (options[key] !== undefined) body[key] = options[key];
-    this.session = await createSession(this.protocol, body, this.client);
+    const session = await createSession(this.protocol, body, this.client);
+    // A socket that closed while the session was opening (a simulated user's first message, a data file) leaves none behind.
+    if (this.ended) {
+      this.store.close(session.id);
+      throw new ServerError({ code: "SESSION_UNKNOWN", status: 400, message: "the connection closed while the session was opening" });
+    }
+    this.session = session;
     const description = describeSession(this.session);
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
   }
