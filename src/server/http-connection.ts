@@ -1,10 +1,10 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { Socket, type SocketConstructorOpts } from "node:net";
-import { Duplex } from "node:stream";
 import type { Answer } from "./answers.ts";
 import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, sweepDeadlines, type WatchedConnection } from "./connection-deadlines.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
 import type { Handler } from "./protocol.ts";
+import { Relay } from "./relay.ts";
 import { createHeadTails, statusPrefix } from "./response-head.ts";
 
 /**
@@ -111,34 +111,6 @@ function holdsBytes(bytes: Buffer, start: number, end: number, expected: Buffer)
   if (end - start !== expected.length || expected.length === 0) return false;
   for (let index = 0; index < expected.length; index++) if (bytes[start + index] !== expected[index]) return false;
   return true;
-}
-
-/** The in-memory connection a relayed request reaches node:http through; what node:http writes goes to the socket. */
-class Relay extends Duplex {
-  /** The response to the request in flight has been written. */
-  onResponseDone: () => void = () => undefined;
-  detached = false;
-
-  constructor(private readonly socket: Socket) {
-    super();
-  }
-
-  override _read(): void {}
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.socket.write(chunk, callback);
-  }
-
-  override _final(callback: () => void): void {
-    this.socket.end();
-    callback();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    // node:http destroys its connection after a response it cannot follow (a parse error): flush, then close.
-    if (!this.detached) this.socket.destroySoon();
-    callback(error);
-  }
 }
 
 export function createConnectionHandler(options: ConnectionHandlerOptions): ConnectionHandler {
