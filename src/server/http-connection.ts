@@ -63,6 +63,13 @@ export interface ConnectionHandler {
 
 export { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS };
 
+/**
+ * Answers a connection may have waiting to be sent before the reader answers its next request. Why: a client
+ * that pipelines requests and never reads made the server hold every answer (`GET /envs` is 33 KB for a
+ * 40-byte request: 760 KiB of requests held 660 MiB). Past it, requests wait unanswered, counted in the bytes held.
+ */
+export const MAX_UNSENT_BYTES = 256 * 1024;
+
 /** node:http's default limit on a request head (`--max-http-header-size`); longer heads are node's to refuse. */
 const HEAD_LIMIT = 16 * 1024;
 
@@ -146,6 +153,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let size = 0;
     /** How much of the head's blank line the pieces ended on (blankLineProgress). */
     let blankLine = 0;
+    /** The reader waits for the client to read its answers before answering more (MAX_UNSENT_BYTES); the idle timeout then applies, not the request deadlines. */
+    let waitingToSend = false;
     const state: WatchedConnection = {
       socket,
       idleSince: Date.now(),
@@ -153,7 +162,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       own: true,
       /** When the first byte of the request being received arrived. */
       requestSince: 0,
-      waiting: (): "head" | "body" | undefined => (size === 0 || state.busy ? undefined : head ? "body" : "head"),
+      waiting: (): "head" | "body" | undefined => (size === 0 || state.busy || waitingToSend ? undefined : head ? "body" : "head"),
     };
     open.add(state);
     /** Sets `size`, keeping the bytes all connections hold up to date. */
@@ -230,9 +239,14 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       });
     };
 
-    /** Answers or passes on the complete requests buffered, in order, until one is in flight. */
+    /** Answers or passes on the complete requests buffered, in order, until one is in flight or the answers wait unsent. */
     const answerBuffered = (): void => {
       while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
+        if (socket.writableLength > MAX_UNSENT_BYTES) {
+          if (!waitingToSend) socket.once("drain", sent);
+          waitingToSend = true;
+          return;
+        }
         join();
         const data = buffered;
         if (!head) {
@@ -287,10 +301,15 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       }
     };
 
+    const sent = (): void => {
+      waitingToSend = false;
+      drain();
+    };
+
     const drain = (): void => {
       answerBuffered();
       // The client sent its last request: close once every answer is out (node:http's half-close handling).
-      if (clientEnded && state.own && !state.busy && !socket.writableEnded) socket.end();
+      if (clientEnded && state.own && !state.busy && !waitingToSend && !socket.writableEnded) socket.end();
     };
 
     /** Takes a read; `shared` when it lies in the shared read buffer (kept pieces are then copied out). */
@@ -310,7 +329,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         socket.destroy();
         return;
       }
-      if (state.busy) {
+      if (state.busy || waitingToSend) {
         pieces.push(shared ? Buffer.from(chunk) : chunk);
         return;
       }
