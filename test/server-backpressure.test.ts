@@ -2,8 +2,13 @@ import assert from "node:assert/strict";
 import { createServer as createHttpServer } from "node:http";
 import { connect, createServer, type AddressInfo } from "node:net";
 import { describe, it } from "node:test";
+import { ENVIRONMENTS } from "../src/envs/registry.ts";
+import type { AnyEnvironment } from "../src/core/index.ts";
 import { errorAnswer, jsonAnswer } from "../src/server/answers.ts";
 import { MAX_UNSENT_BYTES, createConnectionHandler } from "../src/server/http-connection.ts";
+import { OpenEnvConnection } from "../src/server/openenv-protocol.ts";
+import { startServer } from "../src/server/start-server.ts";
+import WebSocket from "ws";
 
 /** One answer of about 1 MiB: a client pipelining requests for it and never reading makes the server hold them. */
 const ANSWER = jsonAnswer(200, JSON.stringify({ filler: "x".repeat(1024 * 1024) }));
@@ -59,4 +64,49 @@ describe("the socket reader and a client that does not read its answers", () => 
       }
     });
   }
+});
+
+/** Waits until `count()` has not changed for a second (at most a minute). */
+async function settled(count: () => number): Promise<number> {
+  let last = -1;
+  for (let waited = 0; waited < 60 && count() !== last; waited++) {
+    last = count();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return count();
+}
+
+describe("an OpenEnv WebSocket client that does not read its replies", () => {
+  it(`stops reading its frames while ${MAX_UNSENT_BYTES} bytes of replies wait unsent, and answers them all once read`, async () => {
+    const FRAMES = 6000;
+    let handled = 0;
+    const handle = OpenEnvConnection.prototype.handle;
+    // Counts the frames the server took from the socket; each list_tools reply on tau2_telecom is about 10 KB.
+    OpenEnvConnection.prototype.handle = function (text: string) {
+      handled++;
+      return handle.call(this, text);
+    };
+    const server = await startServer({ environments: { tau2_telecom: ENVIRONMENTS.tau2_telecom as AnyEnvironment }, port: 0 });
+    const socket = new WebSocket(`${server.url.replace("http", "ws")}/ws`);
+    try {
+      await new Promise((resolve) => socket.once("open", resolve));
+      let replies = 0;
+      socket.on("message", () => replies++);
+      socket.send('{"type":"reset","data":{"config":{"customer":"tool"}}}');
+      while (replies === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.pause(); // the client reads nothing more
+      for (let frame = 0; frame < FRAMES; frame++) socket.send('{"type":"step","data":{"type":"list_tools"}}');
+      // Without the limit every frame is answered (about 60 MB held); with it, what the kernel's socket buffers take.
+      const taken = await settled(() => handled);
+      assert.ok(taken < FRAMES / 2, `${taken} of ${FRAMES + 1} frames handled while the client read nothing`);
+      socket.resume();
+      for (let waited = 0; replies < FRAMES + 1 && waited < 600; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(replies, FRAMES + 1);
+      assert.equal(handled, FRAMES + 1);
+    } finally {
+      OpenEnvConnection.prototype.handle = handle;
+      socket.terminate();
+      await server.close();
+    }
+  });
 });

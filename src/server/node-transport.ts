@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Duplex } from "node:stream";
 import type { WebSocketServer } from "ws";
 import { discardLimitBytes, discardsBody, type Answer } from "./answers.ts";
+import { MAX_UNSENT_BYTES } from "./http-connection.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
 import type { Protocol } from "./protocol.ts";
 
@@ -109,11 +110,17 @@ export function createUpgradeListener(
       });
       // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
       let queue: Promise<void> = Promise.resolve();
+      // A client that sends frames and reads no replies would make the server hold them all (as the socket
+      // reader, http-connection.ts): reading stops while MAX_UNSENT_BYTES wait unsent, until they are written.
+      const sent = (): void => {
+        if (webSocket.isPaused && webSocket.bufferedAmount <= MAX_UNSENT_BYTES) webSocket.resume();
+      };
       webSocket.on("message", (data) => {
         const text = Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString("utf8");
         queue = queue.then(async () => {
           const reply = await connection.handle(text);
-          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame));
+          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame), sent);
+          if (webSocket.bufferedAmount > MAX_UNSENT_BYTES) webSocket.pause();
           if (reply.close) webSocket.close(1000, "closed by client");
         });
       });
