@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { createServer as createHttpServer } from "node:http";
-import { connect, createServer, type AddressInfo } from "node:net";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { describe, it } from "node:test";
+import { mockEnvironment } from "../src/envs/mock/index.ts";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import type { AnyEnvironment } from "../src/core/index.ts";
 import { errorAnswer, jsonAnswer } from "../src/server/answers.ts";
@@ -106,6 +107,43 @@ describe("an OpenEnv WebSocket client that does not read its replies", () => {
     } finally {
       OpenEnvConnection.prototype.handle = handle;
       socket.terminate();
+      await server.close();
+    }
+  });
+});
+
+describe("bodies node:http reads for the socket reader (chunked)", () => {
+  it("count against the same cap on bytes held as the reader's own, and are given back", async () => {
+    const server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxHeldBytes: 4 * 1024 * 1024 });
+    const sockets: Socket[] = [];
+    try {
+      // 24 chunked bodies of 512 KiB each, none finished: 12 MiB under a 4 MiB cap (each under the 1 MiB body limit).
+      for (let index = 0; index < 24; index++) {
+        const socket = connect(server.port, "127.0.0.1");
+        socket.on("error", () => undefined);
+        await new Promise((resolve) => socket.once("connect", resolve));
+        socket.write("POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+        socket.write(`80000\r\n${" ".repeat(512 * 1024)}\r\n`);
+        sockets.push(socket);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const closed = sockets.filter((socket) => socket.destroyed || socket.readableEnded).length;
+      assert.ok(closed >= 16, `${closed} of 24 unfinished 512 KiB chunked bodies closed under a 4 MiB cap`);
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // What the closed bodies held was given back: a new chunked request is read whole and answered.
+      const reply = await new Promise<string>((resolve) => {
+        const socket = connect(server.port, "127.0.0.1");
+        let text = "";
+        socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+        socket.on("end", () => resolve(text));
+        const body = JSON.stringify({ env: "mock" }).padEnd(900 * 1024, " ");
+        socket.write(`POST /sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+        socket.write(`${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+      });
+      assert.match(reply, /^HTTP\/1\.1 201/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
       await server.close();
     }
   });

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node
 import { Socket, type SocketConstructorOpts } from "node:net";
 import type { Answer } from "./answers.ts";
 import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, sweepDeadlines, type WatchedConnection } from "./connection-deadlines.ts";
+import { HeldBytes } from "./held-bytes.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
 import type { Handler } from "./protocol.ts";
 import { Relay } from "./relay.ts";
@@ -48,6 +49,8 @@ export interface ConnectionHandlerOptions {
   maxConnections?: number;
   /** Bytes all connections together may hold for requests not complete yet (default 64 MiB); past it the connection that asks for more is closed. */
   maxHeldBytes?: number;
+  /** The budget those bytes count against, when node:http's bodies share it (start-server.ts); else one of `maxHeldBytes`. */
+  heldBytes?: HeldBytes;
   /**
    * Read connections into one shared buffer (`adopt`; the listening server must accept with
    * `pauseOnConnect`). Default true; false reads each connection as a stream.
@@ -124,9 +127,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
   const { http } = options;
   const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
   const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
-  const maxHeldBytes = options.maxHeldBytes ?? 64 * 1024 * 1024;
   /** Bytes held by every connection for requests not complete yet. */
-  let held = 0;
+  const budget = options.heldBytes ?? new HeldBytes(options.maxHeldBytes);
   const { keepingAlive, closing } = createHeadTails(options.keepAliveMilliseconds);
   /** Every connection; `own` while this reader has it (node:http times out the ones handed to it). */
   const open = new Set<WatchedConnection>();
@@ -167,7 +169,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     open.add(state);
     /** Sets `size`, keeping the bytes all connections hold up to date. */
     const resize = (next: number): void => {
-      held += next - size;
+      budget.held += next - size;
       size = next;
     };
     let lastHost = NOTHING;
@@ -324,7 +326,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         return drain();
       }
       resize(size + chunk.length);
-      if (held > maxHeldBytes) {
+      if (budget.held > budget.max) {
         // Too many unfinished requests at once: this one asks for more than is left.
         socket.destroy();
         return;

@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Duplex } from "node:stream";
 import type { WebSocketServer } from "ws";
 import { discardLimitBytes, discardsBody, type Answer } from "./answers.ts";
+import { HeldBytes } from "./held-bytes.ts";
 import { MAX_UNSENT_BYTES } from "./http-connection.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
 import type { Protocol } from "./protocol.ts";
@@ -26,6 +27,7 @@ function send(response: ServerResponse, answer: Answer, close = false): void {
 export function createRequestListener(
   protocol: Protocol,
   route?: (request: IncomingMessage, response: ServerResponse) => boolean,
+  heldBytes: HeldBytes = new HeldBytes(),
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const { maxBodyBytes } = protocol.options;
   return (request, response) => {
@@ -47,6 +49,13 @@ export function createRequestListener(
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
+    /** What this body holds of the budget every connection shares; given back once it is answered or dropped. */
+    let taken = 0;
+    const giveBack = (): void => {
+      heldBytes.held -= taken;
+      taken = 0;
+    };
+    request.on("close", giveBack);
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (refused) {
@@ -59,9 +68,14 @@ export function createRequestListener(
         send(response, protocol.tooLarge);
         return;
       }
+      taken += chunk.length;
+      heldBytes.held += chunk.length;
+      // Too many unfinished bodies at once: this one asks for more than is left (as the socket reader does).
+      if (heldBytes.held > heldBytes.max) return void request.socket.destroy();
       chunks.push(chunk);
     });
     request.on("end", () => {
+      giveBack();
       if (refused) return;
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
       const reply = protocol.route(method, target)(authorization, body.toString("utf8"));

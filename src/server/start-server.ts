@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
+import { HeldBytes } from "./held-bytes.ts";
 import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, createConnectionHandler } from "./http-connection.ts";
 import { createRequestListener, createUpgradeListener } from "./node-transport.ts";
 import { createProtocol, type Protocol, type ProtocolOptions } from "./protocol.ts";
@@ -63,11 +64,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? "127.0.0.1";
   const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
   const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
+  // One budget for the bytes of unfinished requests, whichever transport reads them.
+  const heldBytes = new HeldBytes(options.maxHeldBytes);
   const routed = router ? (request: IncomingMessage, response: ServerResponse) => router.route(request, response) : undefined;
   const http = createServer(
     // node:http's own deadlines for the connections handed to it, checked every second rather than every 30.
     { headersTimeout: headMilliseconds, requestTimeout: requestMilliseconds, connectionsCheckingInterval: 1000 },
-    createRequestListener(protocol, routed),
+    createRequestListener(protocol, routed, heldBytes),
   );
   http.on("upgrade", createUpgradeListener(protocol, sockets, Object.keys(options.environments)));
   http.keepAliveTimeout = KEEP_ALIVE_MILLISECONDS;
@@ -87,7 +90,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     checkPlace: protocol.checkPlace,
     headMilliseconds,
     requestMilliseconds,
-    maxHeldBytes: options.maxHeldBytes,
+    heldBytes,
     maxConnections: options.maxConnections,
     sharedReadBuffer: options.sharedReadBuffer,
   });
