@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import WebSocket from "ws";
+import { mockEnvironment } from "../src/envs/mock/index.ts";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { OpenEnvConnection } from "../src/server/openenv-protocol.ts";
 import { createProtocol, type Protocol } from "../src/server/protocol.ts";
+import { startServer } from "../src/server/start-server.ts";
 import { ask } from "../src/testing/protocol-client.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -128,5 +131,38 @@ describe("one session per OpenEnv connection", () => {
     assert.equal(protocol.store.size, 1);
     open.dispose();
     assert.equal(protocol.store.size, 0);
+  });
+});
+
+describe("OpenEnv frames over a real socket", () => {
+  it("holds a frame to the HTTP body limit: under it answered, over it the connection closes (1009) where HTTP answers 413", async () => {
+    const server = await startServer({ environments: { mock: mockEnvironment }, port: 0, maxBodyBytes: 4096 });
+    let socket: WebSocket | undefined;
+    try {
+      const created = await fetch(`${server.url}/sessions`, { method: "POST", body: '{"env":"mock"}' });
+      const id = ((await created.json()) as Json).session_id as string;
+      const call = (bytes: number) => '{"name":"lookup","arguments":{"key":"kalo"}}'.padEnd(bytes, " ");
+      assert.equal((await fetch(`${server.url}/sessions/${id}/call`, { method: "POST", body: call(4096) })).status, 200);
+      const refused = await fetch(`${server.url}/sessions/${id}/call`, { method: "POST", body: call(4097) });
+      assert.equal(refused.status, 413);
+      assert.equal(((await refused.json()) as Json).error.code, "BODY_TOO_LARGE");
+      socket = new WebSocket(`${server.url.replace("http", "ws")}/ws`);
+      const ws = socket;
+      await new Promise((resolve) => ws.once("open", resolve));
+      const next = () => new Promise<Json>((resolve) => ws.once("message", (data) => resolve(JSON.parse(String(data)) as Json)));
+      let reply = next();
+      ws.send('{"type":"reset"}');
+      assert.equal((await reply).type, "observation");
+      const frame = (bytes: number) => '{"type":"step","data":{"type":"call_tool","tool_name":"lookup","arguments":{"key":"kalo"}}}'.padEnd(bytes, " ");
+      reply = next();
+      ws.send(frame(4096));
+      assert.equal((await reply).data.observation.tool_name, "lookup");
+      const closed = new Promise<number>((resolve) => ws.once("close", resolve));
+      ws.send(frame(4097));
+      assert.equal(await closed, 1009);
+    } finally {
+      socket?.terminate();
+      await server.close();
+    }
   });
 });
