@@ -148,3 +148,55 @@ describe("bodies node:http reads for the socket reader (chunked)", () => {
     }
   });
 });
+
+describe("a WebSocket message not complete yet", () => {
+  it("counts against the bytes held, must arrive within the request deadline, and pings keep an idle socket", async () => {
+    const server = await startServer({
+      environments: { mock: mockEnvironment },
+      port: 0,
+      maxHeldBytes: 4 * 1024 * 1024,
+      headMilliseconds: 1000,
+      requestMilliseconds: 1500,
+    });
+    const url = `${server.url.replace("http", "ws")}/ws`;
+    const open = async () => {
+      const socket = new WebSocket(url);
+      socket.on("error", () => undefined);
+      await new Promise((resolve) => socket.once("open", resolve));
+      return socket;
+    };
+    const sockets: WebSocket[] = [];
+    try {
+      // Pings only, for longer than the deadline: not a message in progress, so the socket stays and is answered.
+      const idle = await open();
+      sockets.push(idle);
+      for (let ping = 0; ping < 5; ping++) {
+        idle.ping();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const answered = new Promise((resolve) => idle.once("message", resolve));
+      idle.send('{"type":"state"}');
+      assert.equal(JSON.parse(String(await answered)).type, "state");
+      // A message begun and never finished (a fragment without FIN) is closed after the deadline.
+      const stalled = await open();
+      sockets.push(stalled);
+      const closedLate = new Promise((resolve) => stalled.once("close", resolve));
+      stalled.send('{"type":"sta', { fin: false });
+      const began = Date.now();
+      const outcome = await Promise.race([closedLate.then(() => "closed"), new Promise((resolve) => setTimeout(resolve, 10_000, "open"))]);
+      assert.equal(outcome, "closed", "a message begun and never finished, 10 s after the 1.5 s deadline");
+      assert.ok(Date.now() - began < 5000, `closed ${Date.now() - began} ms after its message began`);
+      // 24 messages of 512 KiB begun at once, 12 MiB under a 4 MiB cap (each under the 1 MiB frame limit).
+      const big = await Promise.all(Array.from({ length: 24 }, open));
+      sockets.push(...big);
+      for (const socket of big) socket.send(" ".repeat(512 * 1024), { fin: false });
+      const closedCount = () => big.filter((socket) => socket.readyState !== WebSocket.OPEN).length;
+      for (let waited = 0; closedCount() < 16 && waited < 300; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const closed = closedCount();
+      assert.ok(closed >= 16, `${closed} of 24 unfinished 512 KiB messages closed under a 4 MiB cap`);
+    } finally {
+      for (const socket of sockets) socket.terminate();
+      await server.close();
+    }
+  });
+});

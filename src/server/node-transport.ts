@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { WebSocketServer } from "ws";
+import type { WebSocket, WebSocketServer } from "ws";
 import { discardLimitBytes, discardsBody, type Answer } from "./answers.ts";
 import { HeldBytes } from "./held-bytes.ts";
 import { MAX_UNSENT_BYTES } from "./http-connection.ts";
@@ -86,6 +86,31 @@ export function createRequestListener(
   };
 }
 
+/**
+ * Holds a WebSocket's frames to an HTTP request's limits, which it would otherwise escape: the bytes received
+ * towards a message not complete yet count against the budget all connections share, and a message must
+ * arrive whole within `requestMilliseconds` of its first byte. Bytes count from their arrival (this listener
+ * runs before the WebSocket's own) until the next message, ping or pong is read; a read that ends one message
+ * and begins the next releases both (the next one is then under-counted by at most that read).
+ */
+function holdFrames(socket: Duplex, webSocket: WebSocket, heldBytes: HeldBytes, requestMilliseconds: number): void {
+  let pending = 0;
+  let deadline: NodeJS.Timeout | undefined;
+  const release = (): void => {
+    heldBytes.held -= pending;
+    pending = 0;
+    clearTimeout(deadline);
+    deadline = undefined;
+  };
+  socket.prependListener("data", (chunk: Buffer) => {
+    pending += chunk.length;
+    heldBytes.held += chunk.length;
+    if (heldBytes.held > heldBytes.max) return void socket.destroy();
+    deadline ??= setTimeout(() => webSocket.terminate(), requestMilliseconds);
+  });
+  for (const event of ["message", "ping", "pong", "close"]) webSocket.on(event, release);
+}
+
 /** Writes an answer on a socket whose upgrade is refused, and closes it. */
 function refuseUpgrade(socket: Duplex, answer: Answer): void {
   socket.end(
@@ -101,6 +126,7 @@ export function createUpgradeListener(
   protocol: Protocol,
   sockets: WebSocketServer,
   environmentIds: readonly string[],
+  limits: { heldBytes: HeldBytes; requestMilliseconds: number } = { heldBytes: new HeldBytes(), requestMilliseconds: 60_000 },
 ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
   return (request, socket, head) => {
     socket.on("error", () => socket.destroy());
@@ -117,6 +143,7 @@ export function createUpgradeListener(
     const admitted = protocol.admitWebSocket(target, authorization);
     if ("status" in admitted) return refuseUpgrade(socket, admitted);
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
+      holdFrames(socket, webSocket, limits.heldBytes, limits.requestMilliseconds);
       const connection = new OpenEnvConnection({
         protocol,
         client: admitted.client,

@@ -72,7 +72,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     { headersTimeout: headMilliseconds, requestTimeout: requestMilliseconds, connectionsCheckingInterval: 1000 },
     createRequestListener(protocol, routed, heldBytes),
   );
-  http.on("upgrade", createUpgradeListener(protocol, sockets, Object.keys(options.environments)));
+  http.on("upgrade", createUpgradeListener(protocol, sockets, Object.keys(options.environments), { heldBytes, requestMilliseconds }));
   http.keepAliveTimeout = KEEP_ALIVE_MILLISECONDS;
   // node:http starts its header and request timeout checks when it listens; it never does here.
   http.emit("listening");
