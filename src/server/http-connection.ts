@@ -1,10 +1,11 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { Socket, type SocketConstructorOpts } from "node:net";
-import { Duplex } from "node:stream";
 import type { Answer } from "./answers.ts";
 import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, sweepDeadlines, type WatchedConnection } from "./connection-deadlines.ts";
+import { HeldBytes } from "./held-bytes.ts";
 import { headEnd, parseRequestHead, type RequestHead } from "./http-head.ts";
 import type { Handler } from "./protocol.ts";
+import { Relay } from "./relay.ts";
 import { createHeadTails, statusPrefix } from "./response-head.ts";
 
 /**
@@ -48,6 +49,8 @@ export interface ConnectionHandlerOptions {
   maxConnections?: number;
   /** Bytes all connections together may hold for requests not complete yet (default 64 MiB); past it the connection that asks for more is closed. */
   maxHeldBytes?: number;
+  /** The budget those bytes count against, when node:http's bodies share it (start-server.ts); else one of `maxHeldBytes`. */
+  heldBytes?: HeldBytes;
   /**
    * Read connections into one shared buffer (`adopt`; the listening server must accept with
    * `pauseOnConnect`). Default true; false reads each connection as a stream.
@@ -62,6 +65,13 @@ export interface ConnectionHandler {
 }
 
 export { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS };
+
+/**
+ * Answers a connection may have waiting to be sent before the reader answers its next request. Why: a client
+ * that pipelines requests and never reads made the server hold every answer (`GET /envs` is 33 KB for a
+ * 40-byte request: 760 KiB of requests held 660 MiB). Past it, requests wait unanswered, counted in the bytes held.
+ */
+export const MAX_UNSENT_BYTES = 256 * 1024;
 
 /** node:http's default limit on a request head (`--max-http-header-size`); longer heads are node's to refuse. */
 const HEAD_LIMIT = 16 * 1024;
@@ -113,41 +123,12 @@ function holdsBytes(bytes: Buffer, start: number, end: number, expected: Buffer)
   return true;
 }
 
-/** The in-memory connection a relayed request reaches node:http through; what node:http writes goes to the socket. */
-class Relay extends Duplex {
-  /** The response to the request in flight has been written. */
-  onResponseDone: () => void = () => undefined;
-  detached = false;
-
-  constructor(private readonly socket: Socket) {
-    super();
-  }
-
-  override _read(): void {}
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.socket.write(chunk, callback);
-  }
-
-  override _final(callback: () => void): void {
-    this.socket.end();
-    callback();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    // node:http destroys its connection after a response it cannot follow (a parse error): flush, then close.
-    if (!this.detached) this.socket.destroySoon();
-    callback(error);
-  }
-}
-
 export function createConnectionHandler(options: ConnectionHandlerOptions): ConnectionHandler {
   const { http } = options;
   const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
   const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
-  const maxHeldBytes = options.maxHeldBytes ?? 64 * 1024 * 1024;
   /** Bytes held by every connection for requests not complete yet. */
-  let held = 0;
+  const budget = options.heldBytes ?? new HeldBytes(options.maxHeldBytes);
   const { keepingAlive, closing } = createHeadTails(options.keepAliveMilliseconds);
   /** Every connection; `own` while this reader has it (node:http times out the ones handed to it). */
   const open = new Set<WatchedConnection>();
@@ -174,6 +155,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let size = 0;
     /** How much of the head's blank line the pieces ended on (blankLineProgress). */
     let blankLine = 0;
+    /** The reader waits for the client to read its answers before answering more (MAX_UNSENT_BYTES); the idle timeout then applies, not the request deadlines. */
+    let waitingToSend = false;
     const state: WatchedConnection = {
       socket,
       idleSince: Date.now(),
@@ -181,12 +164,12 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       own: true,
       /** When the first byte of the request being received arrived. */
       requestSince: 0,
-      waiting: (): "head" | "body" | undefined => (size === 0 || state.busy ? undefined : head ? "body" : "head"),
+      waiting: (): "head" | "body" | undefined => (size === 0 || state.busy || waitingToSend ? undefined : head ? "body" : "head"),
     };
     open.add(state);
     /** Sets `size`, keeping the bytes all connections hold up to date. */
     const resize = (next: number): void => {
-      held += next - size;
+      budget.held += next - size;
       size = next;
     };
     let lastHost = NOTHING;
@@ -258,9 +241,14 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       });
     };
 
-    /** Answers or passes on the complete requests buffered, in order, until one is in flight. */
+    /** Answers or passes on the complete requests buffered, in order, until one is in flight or the answers wait unsent. */
     const answerBuffered = (): void => {
       while (size > 0 && !state.busy && !socket.writableEnded && !socket.destroyed) {
+        if (socket.writableLength > MAX_UNSENT_BYTES) {
+          if (!waitingToSend) socket.once("drain", sent);
+          waitingToSend = true;
+          return;
+        }
         join();
         const data = buffered;
         if (!head) {
@@ -315,10 +303,15 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       }
     };
 
+    const sent = (): void => {
+      waitingToSend = false;
+      drain();
+    };
+
     const drain = (): void => {
       answerBuffered();
       // The client sent its last request: close once every answer is out (node:http's half-close handling).
-      if (clientEnded && state.own && !state.busy && !socket.writableEnded) socket.end();
+      if (clientEnded && state.own && !state.busy && !waitingToSend && !socket.writableEnded) socket.end();
     };
 
     /** Takes a read; `shared` when it lies in the shared read buffer (kept pieces are then copied out). */
@@ -333,12 +326,12 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
         return drain();
       }
       resize(size + chunk.length);
-      if (held > maxHeldBytes) {
+      if (budget.held > budget.max) {
         // Too many unfinished requests at once: this one asks for more than is left.
         socket.destroy();
         return;
       }
-      if (state.busy) {
+      if (state.busy || waitingToSend) {
         pieces.push(shared ? Buffer.from(chunk) : chunk);
         return;
       }

@@ -1,7 +1,9 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { WebSocketServer } from "ws";
+import type { WebSocket, WebSocketServer } from "ws";
 import { discardLimitBytes, discardsBody, type Answer } from "./answers.ts";
+import { HeldBytes } from "./held-bytes.ts";
+import { MAX_UNSENT_BYTES } from "./http-connection.ts";
 import { OpenEnvConnection } from "./openenv-protocol.ts";
 import type { Protocol } from "./protocol.ts";
 
@@ -25,6 +27,7 @@ function send(response: ServerResponse, answer: Answer, close = false): void {
 export function createRequestListener(
   protocol: Protocol,
   route?: (request: IncomingMessage, response: ServerResponse) => boolean,
+  heldBytes: HeldBytes = new HeldBytes(),
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const { maxBodyBytes } = protocol.options;
   return (request, response) => {
@@ -46,6 +49,13 @@ export function createRequestListener(
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
+    /** What this body holds of the budget every connection shares; given back once it is answered or dropped. */
+    let taken = 0;
+    const giveBack = (): void => {
+      heldBytes.held -= taken;
+      taken = 0;
+    };
+    request.on("close", giveBack);
     request.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (refused) {
@@ -58,9 +68,14 @@ export function createRequestListener(
         send(response, protocol.tooLarge);
         return;
       }
+      taken += chunk.length;
+      heldBytes.held += chunk.length;
+      // Too many unfinished bodies at once: this one asks for more than is left (as the socket reader does).
+      if (heldBytes.held > heldBytes.max) return void request.socket.destroy();
       chunks.push(chunk);
     });
     request.on("end", () => {
+      giveBack();
       if (refused) return;
       const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
       const reply = protocol.route(method, target)(authorization, body.toString("utf8"));
@@ -69,6 +84,31 @@ export function createRequestListener(
     });
     request.on("error", () => response.destroy());
   };
+}
+
+/**
+ * Holds a WebSocket's frames to an HTTP request's limits, which it would otherwise escape: the bytes received
+ * towards a message not complete yet count against the budget all connections share, and a message must
+ * arrive whole within `requestMilliseconds` of its first byte. Bytes count from their arrival (this listener
+ * runs before the WebSocket's own) until the next message, ping or pong is read; a read that ends one message
+ * and begins the next releases both (the next one is then under-counted by at most that read).
+ */
+function holdFrames(socket: Duplex, webSocket: WebSocket, heldBytes: HeldBytes, requestMilliseconds: number): void {
+  let pending = 0;
+  let deadline: NodeJS.Timeout | undefined;
+  const release = (): void => {
+    heldBytes.held -= pending;
+    pending = 0;
+    clearTimeout(deadline);
+    deadline = undefined;
+  };
+  socket.prependListener("data", (chunk: Buffer) => {
+    pending += chunk.length;
+    heldBytes.held += chunk.length;
+    if (heldBytes.held > heldBytes.max) return void socket.destroy();
+    deadline ??= setTimeout(() => webSocket.terminate(), requestMilliseconds);
+  });
+  for (const event of ["message", "ping", "pong", "close"]) webSocket.on(event, release);
 }
 
 /** Writes an answer on a socket whose upgrade is refused, and closes it. */
@@ -86,6 +126,7 @@ export function createUpgradeListener(
   protocol: Protocol,
   sockets: WebSocketServer,
   environmentIds: readonly string[],
+  limits: { heldBytes: HeldBytes; requestMilliseconds: number } = { heldBytes: new HeldBytes(), requestMilliseconds: 60_000 },
 ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
   return (request, socket, head) => {
     socket.on("error", () => socket.destroy());
@@ -102,6 +143,7 @@ export function createUpgradeListener(
     const admitted = protocol.admitWebSocket(target, authorization);
     if ("status" in admitted) return refuseUpgrade(socket, admitted);
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
+      holdFrames(socket, webSocket, limits.heldBytes, limits.requestMilliseconds);
       const connection = new OpenEnvConnection({
         protocol,
         client: admitted.client,
@@ -109,11 +151,17 @@ export function createUpgradeListener(
       });
       // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
       let queue: Promise<void> = Promise.resolve();
+      // A client that sends frames and reads no replies would make the server hold them all (as the socket
+      // reader, http-connection.ts): reading stops while MAX_UNSENT_BYTES wait unsent, until they are written.
+      const sent = (): void => {
+        if (webSocket.isPaused && webSocket.bufferedAmount <= MAX_UNSENT_BYTES) webSocket.resume();
+      };
       webSocket.on("message", (data) => {
         const text = Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString("utf8");
         queue = queue.then(async () => {
           const reply = await connection.handle(text);
-          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame));
+          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame), sent);
+          if (webSocket.bufferedAmount > MAX_UNSENT_BYTES) webSocket.pause();
           if (reply.close) webSocket.close(1000, "closed by client");
         });
       });

@@ -1,5 +1,5 @@
 import { ServerError, ToolgymError, type JsonValue } from "../core/index.ts";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./answers.ts";
+import { parseObject } from "./answers.ts";
 import { createSession, type Protocol } from "./protocol.ts";
 import { describeSession, type Session, type SessionStore } from "./session-store.ts";
 
@@ -40,12 +40,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export class OpenEnvConnection {
   private session: Session | undefined;
-  private readonly protocol: Pick<Protocol, "store" | "resources">;
+  /** Set once the connection ends: a reset still opening its session then closes it. */
+  private ended = false;
+  private readonly protocol: Pick<Protocol, "store" | "resources" | "callTool">;
   private readonly store: SessionStore;
   private readonly client: string;
   private readonly defaultEnv: string | undefined;
 
-  constructor(options: { protocol: Pick<Protocol, "store" | "resources">; client?: string; defaultEnv?: string }) {
+  constructor(options: { protocol: Pick<Protocol, "store" | "resources" | "callTool">; client?: string; defaultEnv?: string }) {
     this.protocol = options.protocol;
     this.store = options.protocol.store;
     this.client = options.client ?? "anonymous";
@@ -54,16 +56,15 @@ export class OpenEnvConnection {
 
   /** Handles one text frame; never throws. */
   async handle(text: string): Promise<OpenEnvReply> {
-    let message: unknown;
+    let message: Record<string, unknown>;
     try {
-      message = JSON.parse(text);
+      // The core's body parser, so a frame meets the JSON, object and depth checks of an HTTP body, with the same messages.
+      message = parseObject(text);
     } catch (error) {
-      return { frames: [errorFrame("INVALID_JSON", `frame is not valid JSON: ${(error as Error).message.slice(0, 120)}`)], close: false };
+      const refusal = error as ServerError;
+      return { frames: [errorFrame(refusal.code === "INVALID_JSON" ? "INVALID_JSON" : "VALIDATION_ERROR", refusal.message)], close: false };
     }
-    if (!isObject(message) || typeof message.type !== "string")
-      return { frames: [errorFrame("VALIDATION_ERROR", "a frame is a JSON object {type, data}")], close: false };
-    if (nestsDeeperThan(message, MAX_JSON_DEPTH))
-      return { frames: [errorFrame("VALIDATION_ERROR", `the frame nests deeper than ${MAX_JSON_DEPTH} levels; send flat values`)], close: false };
+    if (typeof message.type !== "string") return { frames: [errorFrame("VALIDATION_ERROR", "a frame is a JSON object {type, data}")], close: false };
     try {
       switch (message.type) {
         case "reset":
@@ -90,8 +91,13 @@ export class OpenEnvConnection {
     }
   }
 
-  /** Closes this connection's session (socket closed or `close` frame). */
+  /** Ends the connection (socket closed or `close` frame): closes its session, and any a pending reset opens later. */
   dispose(): void {
+    this.ended = true;
+    this.closeSession();
+  }
+
+  private closeSession(): void {
     if (this.session) this.store.close(this.session.id);
     this.session = undefined;
   }
@@ -108,12 +114,18 @@ export class OpenEnvConnection {
 
   private async reset(data: unknown): Promise<Frame> {
     const options = isObject(data) ? data : {};
-    this.dispose();
+    this.closeSession();
     const env = options.env ?? this.defaultEnv;
     if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
     const body: Record<string, unknown> = { env };
     for (const key of ["split", "seed", "index", "config", "max_turns"]) if (options[key] !== undefined) body[key] = options[key];
-    this.session = await createSession(this.protocol, body, this.client);
+    const session = await createSession(this.protocol, body, this.client);
+    // A socket that closed while the session was opening (a simulated user's first message, a data file) leaves none behind.
+    if (this.ended) {
+      this.store.close(session.id);
+      throw new ServerError({ code: "SESSION_UNKNOWN", status: 400, message: "the connection closed while the session was opening" });
+    }
+    this.session = session;
     const description = describeSession(this.session);
     return { type: "observation", data: { observation: { ...description, episode_id: description.session_id }, reward: null, done: false } };
   }
@@ -131,7 +143,7 @@ export class OpenEnvConnection {
     }
     if (data.type !== "call_tool")
       throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "step action type must be 'call_tool' or 'list_tools'" });
-    const outcome = await this.store.call(session.id, data.tool_name, data.arguments ?? {});
+    const outcome = await this.protocol.callTool(session.id, { name: data.tool_name, arguments: data.arguments });
     const reward = outcome.done ? (await this.store.reward(session.id)).total : null;
     const error = outcome.is_error
       ? {
@@ -168,8 +180,7 @@ export class OpenEnvConnection {
     try {
       if (request.method === "tools/list") return { jsonrpc: "2.0", id, result: { tools: this.toolList() } };
       if (request.method === "tools/call") {
-        if (typeof params.name !== "string") return error(-32602, "tools/call needs params.name");
-        const outcome = await this.store.call(this.current().id, params.name, params.arguments ?? {});
+        const outcome = await this.protocol.callTool(this.current().id, { name: params.name, arguments: params.arguments });
         return {
           jsonrpc: "2.0",
           id,
@@ -178,6 +189,8 @@ export class OpenEnvConnection {
       }
       return error(-32601, `method '${request.method.slice(0, 40)}' not found; supported: tools/list, tools/call`);
     } catch (caught) {
+      // A call the route answers 400 (its name or arguments malformed) is JSON-RPC's invalid params.
+      if (caught instanceof ServerError && caught.status === 400) return error(-32602, caught.message);
       return error(-32000, caught instanceof Error ? caught.message : String(caught));
     }
   }

@@ -3,13 +3,14 @@ import { createAccess, unauthorizedMessage, type Access } from "./access.ts";
 import { errorAnswer, failure, jsonAnswer, outcomeAnswer, parseObject, type Answer } from "./answers.ts";
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
 import { resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
-import { SessionStore, describeSession, openConversation, type Session, type SessionAddress } from "./session-store.ts";
+import { SessionStore, describeSession, openConversation, type CallOutcome, type Session, type SessionAddress } from "./session-store.ts";
 
 /**
  * The one protocol core of `toolgym serve`: `answer(request) → answer` for every HTTP route (the route table,
  * Host/Origin and token checks, body validation, the JSON answers), pure of sockets. Every transport calls
  * it — the socket reader (http-connection.ts), node:http where it frames what the reader leaves it
- * (node-transport.ts), the OpenEnv WebSocket (openenv-protocol.ts, through `createSession`) — and tests call
+ * (node-transport.ts), the OpenEnv WebSocket (openenv-protocol.ts: its frames parsed as
+ * bodies are, sessions through `createSession`, tool calls through `callTool`) — and tests call
  * it directly. Transports only frame bytes: they enforce the body size limit while reading (`tooLarge`).
  */
 export interface ProtocolOptions {
@@ -70,6 +71,12 @@ export interface Protocol {
   refuseEarly(method: string, target: string, authorization: string | undefined): Answer | undefined;
   /** The answer to a body over `maxBodyBytes`. */
   tooLarge: Answer;
+  /**
+   * A tool call from its request's fields (`name`, `arguments`, `seq`): the one path of a tool call, which
+   * `POST /sessions/:id/call` and OpenEnv's `call_tool` step and MCP `tools/call` all take, so each gets the
+   * same checks and errors. Throws the `ServerError` the route answers.
+   */
+  callTool(id: string, fields: Record<string, unknown>): CallOutcome | Promise<CallOutcome>;
   /** For an upgrade to `/ws`: the client (its token, header or `?token=`) and the environment asked for, or the refusal. */
   admitWebSocket(target: string, authorization: string | undefined): { client: string; env: string | undefined } | Answer;
 }
@@ -175,11 +182,11 @@ export function createProtocol(options: ProtocolOptions): Protocol {
       ? session.then((opened) => jsonAnswer(201, JSON.stringify(describeSession(opened))), failure)
       : settle(201, describeSession(session));
   });
+  const callTool = (id: string, fields: Record<string, unknown>) => store.call(id, fields.name, fields.arguments, fields.seq);
   /** `POST /sessions/:id/call`: the hot path of training, one per tool call. */
   const call = (id: string): Handler =>
     guarded((_client, body) => {
-      const parsed = parseObject(body);
-      const outcome = store.call(id, parsed.name, parsed.arguments, parsed.seq);
+      const outcome = callTool(id, parseObject(body));
       // A call answered with I/O (a simulated user's reply) comes back later; every other one now.
       return outcome instanceof Promise ? outcome.then(outcomeAnswer, failure) : outcomeAnswer(outcome);
     });
@@ -249,6 +256,7 @@ export function createProtocol(options: ProtocolOptions): Protocol {
     checkPlace: placeAnswer,
     route,
     tooLarge,
+    callTool,
     answer(request) {
       const { method, target, authorization } = request;
       const body = request.body ?? "";

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
+import { HeldBytes } from "./held-bytes.ts";
 import { DEFAULT_HEAD_MILLISECONDS, DEFAULT_REQUEST_MILLISECONDS, createConnectionHandler } from "./http-connection.ts";
 import { createRequestListener, createUpgradeListener } from "./node-transport.ts";
 import { createProtocol, type Protocol, type ProtocolOptions } from "./protocol.ts";
@@ -63,13 +64,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? "127.0.0.1";
   const headMilliseconds = options.headMilliseconds ?? DEFAULT_HEAD_MILLISECONDS;
   const requestMilliseconds = options.requestMilliseconds ?? DEFAULT_REQUEST_MILLISECONDS;
+  // One budget for the bytes of unfinished requests, whichever transport reads them.
+  const heldBytes = new HeldBytes(options.maxHeldBytes);
   const routed = router ? (request: IncomingMessage, response: ServerResponse) => router.route(request, response) : undefined;
   const http = createServer(
     // node:http's own deadlines for the connections handed to it, checked every second rather than every 30.
     { headersTimeout: headMilliseconds, requestTimeout: requestMilliseconds, connectionsCheckingInterval: 1000 },
-    createRequestListener(protocol, routed),
+    createRequestListener(protocol, routed, heldBytes),
   );
-  http.on("upgrade", createUpgradeListener(protocol, sockets, Object.keys(options.environments)));
+  http.on("upgrade", createUpgradeListener(protocol, sockets, Object.keys(options.environments), { heldBytes, requestMilliseconds }));
   http.keepAliveTimeout = KEEP_ALIVE_MILLISECONDS;
   // node:http starts its header and request timeout checks when it listens; it never does here.
   http.emit("listening");
@@ -87,12 +90,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     checkPlace: protocol.checkPlace,
     headMilliseconds,
     requestMilliseconds,
-    maxHeldBytes: options.maxHeldBytes,
+    heldBytes,
     maxConnections: options.maxConnections,
     sharedReadBuffer: options.sharedReadBuffer,
   });
   // allowHalfOpen: a client that half-closes after its last request still gets the answer (as node:http does);
   // pauseOnConnect: the reader takes each connection over before anything is read (http-connection.ts, adopt).
+  // Every environment's tool schemas before listening: built on the first GET /envs instead, they held that
+  // request (and every other) for seconds, over a minute on a loaded machine (tau2_retail reads its database).
+  protocol.catalog.list();
   const server = createTcpServer({ allowHalfOpen: true, pauseOnConnect: true }, connections);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
