@@ -46,10 +46,32 @@ function needsIntegrations(file) {
   return /\brequirePython\(|\bwithWatchedPage\(|\brequireChromium\(/.test(readFileSync(file, "utf8"));
 }
 
+/**
+ * The longest files, longest first (seconds on a quiet 2-core machine, issue 31). node's runner starts files in
+ * the order given as its two slots free up, so a long file started last would run on alone at the end; started
+ * first, it runs beside all the short ones.
+ */
+const LONGEST_FIRST = [
+  "test/pipeline-smoke.test.ts", // ~300 s before one server per evaluation stage
+  "test/trl-tau2-grpo.test.ts", // ~126 s
+  "test/docs-commands.test.ts", // ~164 s before the CLI host
+  "test/pipeline-tau2-smoke.test.ts", // ~68 s
+  "test/trl-grpo-e2e.test.ts",
+  "test/trl-grpo-adapter.test.ts",
+];
+
+/** Known long files first, then the other files that start Python or a browser, then the rest; each by name. */
+function scheduleRank(file) {
+  const known = LONGEST_FIRST.indexOf(file);
+  if (known >= 0) return known;
+  return LONGEST_FIRST.length + (needsIntegrations(file) ? 0 : 1);
+}
+
 const files = [...findTests("src"), ...findTests("test")]
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .filter((file) => !unitOnly || !needsIntegrations(file))
-  .sort();
+  .sort()
+  .sort((a, b) => scheduleRank(a) - scheduleRank(b));
 if (files.length === 0) {
   console.error(`no test file matches ${filter.join(", ")}`);
   process.exit(1);
