@@ -85,7 +85,7 @@ async function withCliHost(work: string, onStop: (stop: () => void) => void): Pr
     [
       "#!/bin/sh",
       'if [ "$1" = toolgym ] && [ -n "$2" ]; then',
-      '  if grep -qxF -- "$2" "$TOOLGYM_DOCS_SEEN"; then shift; exec node "$TOOLGYM_CLI_CLIENT" "$@"; fi',
+      '  if grep -qxF -- "$2" "$TOOLGYM_DOCS_SEEN"; then shift; exec "$TOOLGYM_NODE" "$TOOLGYM_CLI_CLIENT" "$@"; fi',
       '  printf \'%s\\n\' "$2" >>"$TOOLGYM_DOCS_SEEN"',
       "fi",
       'exec "$TOOLGYM_REAL_NPX" "$@"',
@@ -104,6 +104,7 @@ async function withCliHost(work: string, onStop: (stop: () => void) => void): Pr
     ...process.env,
     PATH: `${bin}:${process.env.PATH ?? ""}`,
     TOOLGYM_REAL_NPX: realNpx,
+    TOOLGYM_NODE: process.execPath,
     TOOLGYM_DOCS_SEEN: seen,
     TOOLGYM_CLI_CLIENT: join(root, "test/support/cli-host-client.mjs"),
     TOOLGYM_CLI_HOST: socket,

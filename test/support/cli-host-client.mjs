@@ -4,7 +4,7 @@ import { connect } from "node:net";
 
 const connection = connect(process.env.TOOLGYM_CLI_HOST);
 connection.setEncoding("utf8");
-connection.write(`${JSON.stringify({ cwd: process.cwd(), argv: process.argv.slice(2) })}\n`);
+connection.write(`${JSON.stringify({ cwd: process.cwd(), argv: process.argv.slice(2), env: process.env })}\n`);
 let buffer = "";
 let code;
 connection.on("data", (chunk) => {
