@@ -253,7 +253,9 @@ interface ServedModel {
  * The server steps that run a stage's evaluations. vLLM serves the one model it is started with, so each
  * model gets its own server. transformers serve loads a model by the request's `model` field when it is
  * started without one (python/serve_transformers.py), so every model of the stage shares one server: one
- * torch start-up instead of one per model and checkpoint, with the same requests, models and generation.
+ * torch start-up instead of one per model and checkpoint, with the same requests, models and generation
+ * settings. Sampled evaluations draw from that server's torch generator, seeded once at its start (as each
+ * per-model server's was): the same sampling, another stream of draws (concurrent requests interleave it anyway).
  */
 function servedModels(context: PlanContext, models: readonly ServedModel[]): Step[] {
   const { config, python } = context;
@@ -265,11 +267,11 @@ function servedModels(context: PlanContext, models: readonly ServedModel[]): Ste
   };
   if (engine === "vllm") return models.map((served) => server(served.model, `vllm serve ${served.model}`, served.steps));
   if (models.length === 0) return [];
-  const names = models.map((served) => served.model).join(", ");
+  const note = `transformers serve for ${models.length} model${models.length > 1 ? "s" : ""}, each loaded when its evaluation first asks for it`;
   return [
     server(
       undefined,
-      `transformers serve, loading each model as its evaluation asks for it: ${names}`,
+      note,
       models.flatMap((served) => served.steps),
     ),
   ];
