@@ -73,7 +73,7 @@ function freshCopy(): string {
  * `npx` for the blocks: a toolgym command's first run is the real npx; later runs go to the CLI host. Anything
  * else (and `npx toolgym` alone) is npx itself. Returns the environment the blocks run with.
  */
-async function withCliHost(work: string, onStop: (stop: () => void) => void): Promise<NodeJS.ProcessEnv> {
+async function withCliHost(copy: string, work: string, onStop: (stop: () => void) => void): Promise<NodeJS.ProcessEnv> {
   const realNpx = spawnSync("sh", ["-c", "command -v npx"], { encoding: "utf8" }).stdout.trim();
   assert.ok(realNpx, "npx is on PATH");
   const bin = join(work, "bin");
@@ -96,7 +96,8 @@ async function withCliHost(work: string, onStop: (stop: () => void) => void): Pr
   const socket = join(work, "cli-host.sock");
   // The host's own output goes to a file: a full pipe would stall it while this process waits in spawnSync.
   const log = openSync(join(work, "cli-host.log"), "w");
-  const host = spawn(process.execPath, ["--import", "tsx", join(root, "test/support/cli-host.ts"), socket], { cwd: root, stdio: ["pipe", "pipe", log] });
+  // The copy's own CLI, as `npx toolgym` there runs it: files git ignores here (.venv, .cache) stay out of sight.
+  const host = spawn(process.execPath, ["--import", "tsx", join(copy, "test/support/cli-host.ts"), socket], { cwd: copy, stdio: ["pipe", "pipe", log] });
   onStop(() => host.stdin?.end());
   const [ready] = (await Promise.race([once(host.stdout!, "data"), once(host, "exit")])) as [unknown];
   assert.match(String(ready), /^ready/, `the CLI host started: ${readFileSync(join(work, "cli-host.log"), "utf8")}`);
@@ -106,7 +107,7 @@ async function withCliHost(work: string, onStop: (stop: () => void) => void): Pr
     TOOLGYM_REAL_NPX: realNpx,
     TOOLGYM_NODE: process.execPath,
     TOOLGYM_DOCS_SEEN: seen,
-    TOOLGYM_CLI_CLIENT: join(root, "test/support/cli-host-client.mjs"),
+    TOOLGYM_CLI_CLIENT: join(copy, "test/support/cli-host-client.mjs"),
     TOOLGYM_CLI_HOST: socket,
   };
 }
@@ -177,7 +178,7 @@ describe("README and docs/", () => {
     const work = mkdtempSync(join(tmpdir(), "toolgym-docs-host-"));
     context.after(() => rmSync(copy, { recursive: true, force: true }));
     context.after(() => rmSync(work, { recursive: true, force: true }));
-    const env = await withCliHost(work, (stop) => context.after(stop));
+    const env = await withCliHost(copy, work, (stop) => context.after(stop));
     const seen = new Set<string>();
     let stdout = "";
     for (const block of blocks.filter((candidate) => candidate.skip === null)) {
