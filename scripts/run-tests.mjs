@@ -99,6 +99,7 @@ if (!unitOnly) {
 
 const guardDirectory = mkdtempSync(join(tmpdir(), "toolgym-test-guard-"));
 const guardFile = join(guardDirectory, "findings.tsv");
+const durationsFile = join(guardDirectory, "durations.tsv");
 console.log(`== ${files.length} test files${unitOnly ? " (unit tier: no Python or Chromium tests)" : ""}`);
 const run = spawnSync(
   process.execPath,
@@ -111,10 +112,21 @@ const run = spawnSync(
     "--test-reporter-destination=stdout",
     "--test-reporter=./scripts/test-guard-reporter.mjs",
     `--test-reporter-destination=${guardFile}`,
+    "--test-reporter=./test/support/file-durations-reporter.mjs",
+    `--test-reporter-destination=${durationsFile}`,
     ...files,
   ],
   { stdio: "inherit" },
 );
+const durations = (existsSync(durationsFile) ? readFileSync(durationsFile, "utf8") : "")
+  .split("\n")
+  .filter((entry) => entry.length > 0)
+  .map((entry) => entry.split("\t"))
+  .sort((a, b) => Number(b[0]) - Number(a[0]));
+if (durations.length > 0) {
+  console.log("\n== slowest test files (seconds; LONGEST_FIRST in scripts/run-tests.mjs starts the long ones first)");
+  for (const [seconds, file] of durations.slice(0, 10)) console.log(`  ${seconds.padStart(6)}  ${file.replace(`${root}/`, "")}`);
+}
 // the file is missing only when the runner failed before starting its reporters (its status says why)
 const findings = (existsSync(guardFile) ? readFileSync(guardFile, "utf8") : "")
   .split("\n")
