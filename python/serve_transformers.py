@@ -7,7 +7,8 @@ through this launcher, transformers behaves the same way: toolgym's client then 
 the content, fails to parse it and records a format error, so evaluations through transformers and through
 vLLM count a malformed call alike instead of dropping the episode as errored.
 
-Usage: serve_transformers.py MODEL [transformers serve options...]  (the arguments of `transformers serve`)
+Usage: serve_transformers.py [MODEL] [transformers serve options...]  (the arguments of `transformers serve`; without
+MODEL it loads each request's `model` by name, which is how `toolgym pipeline` serves every model of a stage)
 """
 
 import sys

@@ -46,10 +46,32 @@ function needsIntegrations(file) {
   return /\brequirePython\(|\bwithWatchedPage\(|\brequireChromium\(/.test(readFileSync(file, "utf8"));
 }
 
+/**
+ * The longest files, longest first (seconds on a quiet 2-core machine, issue 31). node's runner starts files in
+ * the order given as its two slots free up, so a long file started last would run on alone at the end; started
+ * first, it runs beside all the short ones.
+ */
+const LONGEST_FIRST = [
+  "test/pipeline-smoke.test.ts", // ~300 s before one server per evaluation stage
+  "test/trl-tau2-grpo.test.ts", // ~126 s
+  "test/docs-commands.test.ts", // ~164 s before the CLI host
+  "test/pipeline-tau2-smoke.test.ts", // ~68 s
+  "test/trl-grpo-e2e.test.ts",
+  "test/trl-grpo-adapter.test.ts",
+];
+
+/** Known long files first, then the other files that start Python or a browser, then the rest; each by name. */
+function scheduleRank(file) {
+  const known = LONGEST_FIRST.indexOf(file);
+  if (known >= 0) return known;
+  return LONGEST_FIRST.length + (needsIntegrations(file) ? 0 : 1);
+}
+
 const files = [...findTests("src"), ...findTests("test")]
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)))
   .filter((file) => !unitOnly || !needsIntegrations(file))
-  .sort();
+  .sort()
+  .sort((a, b) => scheduleRank(a) - scheduleRank(b));
 if (files.length === 0) {
   console.error(`no test file matches ${filter.join(", ")}`);
   process.exit(1);
@@ -77,6 +99,7 @@ if (!unitOnly) {
 
 const guardDirectory = mkdtempSync(join(tmpdir(), "toolgym-test-guard-"));
 const guardFile = join(guardDirectory, "findings.tsv");
+const durationsFile = join(guardDirectory, "durations.tsv");
 console.log(`== ${files.length} test files${unitOnly ? " (unit tier: no Python or Chromium tests)" : ""}`);
 const run = spawnSync(
   process.execPath,
@@ -89,10 +112,21 @@ const run = spawnSync(
     "--test-reporter-destination=stdout",
     "--test-reporter=./scripts/test-guard-reporter.mjs",
     `--test-reporter-destination=${guardFile}`,
+    "--test-reporter=./test/support/file-durations-reporter.mjs",
+    `--test-reporter-destination=${durationsFile}`,
     ...files,
   ],
   { stdio: "inherit" },
 );
+const durations = (existsSync(durationsFile) ? readFileSync(durationsFile, "utf8") : "")
+  .split("\n")
+  .filter((entry) => entry.length > 0)
+  .map((entry) => entry.split("\t"))
+  .sort((a, b) => Number(b[0]) - Number(a[0]));
+if (durations.length > 0) {
+  console.log("\n== slowest test files (seconds; LONGEST_FIRST in scripts/run-tests.mjs starts the long ones first)");
+  for (const [seconds, file] of durations.slice(0, 10)) console.log(`  ${seconds.padStart(6)}  ${file.replace(`${root}/`, "")}`);
+}
 // the file is missing only when the runner failed before starting its reporters (its status says why)
 const findings = (existsSync(guardFile) ? readFileSync(guardFile, "utf8") : "")
   .split("\n")

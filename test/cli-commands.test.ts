@@ -171,35 +171,43 @@ describe("toolgym CLI commands", () => {
   });
 
   it("Ctrl-C stops an eval --suite: progress on stderr, the row's run marked interrupted, later rows not started, exit 130", { timeout: 180_000 }, async () => {
-    const out = join(work, "suite-interrupted");
-    const suiteFile = join(work, "two-rows.json");
-    const rows = ["first", "second"].map((benchmark) => ({ benchmark, env: "mock", n: 3000, seed: 1 }));
-    writeFileSync(suiteFile, JSON.stringify({ name: "two-rows", rows }));
-    const args = ["eval", "--suite", suiteFile, "--concurrency", "1", "--out", out];
-    const child = spawn(process.execPath, [join(root, "bin/toolgym.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    // Both rows run the mock environment, so their runs share one folder; the metadata names the row.
-    const runs = () => (existsSync(join(out, "mock--scripted")) ? runDirectories(join(out, "mock--scripted")) : []);
-    const lineCount = () => {
-      const results = runs().map((run) => join(run, "results.jsonl"));
-      return results.reduce((sum, file) => sum + (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0), 0);
-    };
-    while (lineCount() < 20) await new Promise((resolve) => setTimeout(resolve, 50));
-    child.kill("SIGINT");
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-    assert.equal(code, 130, stderr);
-    assert.match(
-      stderr,
-      /^toolgym: interrupted in row 1 of 2 \(first\); the runs so far are in .*, the stopped one marked interrupted; run the suite again to finish \[INTERRUPTED\]$/m,
-    );
-    // The progress stream reached stderr (it counts episodes out of the row's 3000).
-    assert.match(stderr, / \d+\/3000 /);
-    const [run, ...others] = runs();
-    assert.deepEqual(others, [], "the second row must not start");
-    const metadata = JSON.parse(readFileSync(join(run as string, "metadata.json"), "utf8")) as { status: string; benchmark: string };
-    assert.equal(metadata.benchmark, "first");
-    assert.equal(metadata.status, "interrupted");
-    assert.ok(lineCount() < 3000);
+    // As the eval's Ctrl-C test: a scripted model that stops answering after 40 requests (20 episodes of lookup +
+    // finish), so the first row cannot finish, nor the second start, before the signal however slowly this runs.
+    let requests = 0;
+    const server = await startFaultServer({ respond: mockOracleResponder, onRequest: () => ++requests === 41 && server.hold() });
+    try {
+      const out = join(work, "suite-interrupted");
+      const suiteFile = join(work, "two-rows.json");
+      const rows = ["first", "second"].map((benchmark) => ({ benchmark, env: "mock", n: 3000, seed: 1 }));
+      writeFileSync(suiteFile, JSON.stringify({ name: "two-rows", rows }));
+      const args = ["eval", "--suite", suiteFile, "--concurrency", "1", "--base-url", server.url, "--model", "scripted", "--out", out];
+      const child = spawn(process.execPath, [join(root, "bin/toolgym.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+      // Both rows run the mock environment, so their runs share one folder; the metadata names the row.
+      const runs = () => (existsSync(join(out, "mock--scripted")) ? runDirectories(join(out, "mock--scripted")) : []);
+      const lineCount = () => {
+        const results = runs().map((run) => join(run, "results.jsonl"));
+        return results.reduce((sum, file) => sum + (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0), 0);
+      };
+      while (lineCount() < 20 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill("SIGINT");
+      assert.equal(await exited, 130, stderr);
+      assert.match(
+        stderr,
+        /^toolgym: interrupted in row 1 of 2 \(first\); the runs so far are in .*, the stopped one marked interrupted; run the suite again to finish \[INTERRUPTED\]$/m,
+      );
+      // The progress stream reached stderr (it counts episodes out of the row's 3000).
+      assert.match(stderr, / \d+\/3000 /);
+      const [run, ...others] = runs();
+      assert.deepEqual(others, [], "the second row must not start");
+      const metadata = JSON.parse(readFileSync(join(run as string, "metadata.json"), "utf8")) as { status: string; benchmark: string };
+      assert.equal(metadata.benchmark, "first");
+      assert.equal(metadata.status, "interrupted");
+      assert.equal(lineCount(), 20, "the episodes answered before the hold, no more");
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -2,9 +2,15 @@
 // of the repository: each must exit 0. Blocks marked `<!-- readme-test: skip (why) -->` (a model server, a
 // GPU, files the reader brings) are listed, never run; every other bash block runs. The README runs first,
 // then the pages in name order, in the same copy, so a page may use what the README's tour wrote.
+//
+// Each toolgym command's first `npx toolgym COMMAND` is a process of its own, as a user runs it (npx, the
+// package's bin, tsx; it must exit by itself). Later runs of that command go to one long-lived CLI host
+// (test/support/cli-host.ts) that runs them with the same main(): node's start and loading the CLI, about
+// 2 s of CPU each, were most of this test's time.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -61,6 +67,49 @@ function freshCopy(): string {
   // `npm ci` is the README's first step; installing again here would only repeat it.
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
   return copy;
+}
+
+/**
+ * `npx` for the blocks: a toolgym command's first run is the real npx; later runs go to the CLI host. Anything
+ * else (and `npx toolgym` alone) is npx itself. Returns the environment the blocks run with.
+ */
+async function withCliHost(copy: string, work: string, onStop: (stop: () => void) => void): Promise<NodeJS.ProcessEnv> {
+  const realNpx = spawnSync("sh", ["-c", "command -v npx"], { encoding: "utf8" }).stdout.trim();
+  assert.ok(realNpx, "npx is on PATH");
+  const bin = join(work, "bin");
+  mkdirSync(bin);
+  const seen = join(work, "commands-run-for-real");
+  writeFileSync(seen, "");
+  writeFileSync(
+    join(bin, "npx"),
+    [
+      "#!/bin/sh",
+      'if [ "$1" = toolgym ] && [ -n "$2" ]; then',
+      '  if grep -qxF -- "$2" "$TOOLGYM_DOCS_SEEN"; then shift; exec "$TOOLGYM_NODE" "$TOOLGYM_CLI_CLIENT" "$@"; fi',
+      '  printf \'%s\\n\' "$2" >>"$TOOLGYM_DOCS_SEEN"',
+      "fi",
+      'exec "$TOOLGYM_REAL_NPX" "$@"',
+      "",
+    ].join("\n"),
+  );
+  chmodSync(join(bin, "npx"), 0o755);
+  const socket = join(work, "cli-host.sock");
+  // The host's own output goes to a file: a full pipe would stall it while this process waits in spawnSync.
+  const log = openSync(join(work, "cli-host.log"), "w");
+  // The copy's own CLI, as `npx toolgym` there runs it: files git ignores here (.venv, .cache) stay out of sight.
+  const host = spawn(process.execPath, ["--import", "tsx", join(copy, "test/support/cli-host.ts"), socket], { cwd: copy, stdio: ["pipe", "pipe", log] });
+  onStop(() => host.stdin?.end());
+  const [ready] = (await Promise.race([once(host.stdout!, "data"), once(host, "exit")])) as [unknown];
+  assert.match(String(ready), /^ready/, `the CLI host started: ${readFileSync(join(work, "cli-host.log"), "utf8")}`);
+  return {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH ?? ""}`,
+    TOOLGYM_REAL_NPX: realNpx,
+    TOOLGYM_NODE: process.execPath,
+    TOOLGYM_DOCS_SEEN: seen,
+    TOOLGYM_CLI_CLIENT: join(copy, "test/support/cli-host-client.mjs"),
+    TOOLGYM_CLI_HOST: socket,
+  };
 }
 
 /** Relative links to markdown files (`[text](docs/x.md#anchor)`), each with its anchor ("" when none). */
@@ -124,9 +173,12 @@ describe("README and docs/", () => {
       assert.ok(run.includes(command), `the docs run ${command}`);
   });
 
-  it("runs every other block, in order, on one fresh copy; each exits 0", { timeout: 20 * 60_000 }, (context) => {
+  it("runs every other block, in order, on one fresh copy; each exits 0", { timeout: 20 * 60_000 }, async (context) => {
     const copy = freshCopy();
+    const work = mkdtempSync(join(tmpdir(), "toolgym-docs-host-"));
     context.after(() => rmSync(copy, { recursive: true, force: true }));
+    context.after(() => rmSync(work, { recursive: true, force: true }));
+    const env = await withCliHost(copy, work, (stop) => context.after(stop));
     const seen = new Set<string>();
     let stdout = "";
     for (const block of blocks.filter((candidate) => candidate.skip === null)) {
@@ -137,7 +189,7 @@ describe("README and docs/", () => {
         cwd: copy,
         encoding: "utf8",
         timeout: 10 * 60_000,
-        env: { ...process.env, npm_config_update_notifier: "false" },
+        env: { ...env, npm_config_update_notifier: "false" },
       });
       const where = `${block.file}:${block.line}`;
       assert.equal(result.status, 0, `${where} exited ${result.status}\n${block.code}\n--- stderr\n${result.stderr.slice(-3000)}`);

@@ -19,6 +19,9 @@ const EXPECTED_KIND: Record<(typeof MODEL_FAULTS)[number], string> = {
   no_tool_call: "no_tool_call",
 };
 
+/** The transport faults the server delivers at once (a `timeout` fault is never answered). */
+const ANSWERED_TRANSPORT_FAULTS = TRANSPORT_FAULTS.filter((fault) => fault !== "timeout");
+
 describe("eval harness under injected faults", () => {
   let out: string;
   before(() => {
@@ -37,9 +40,37 @@ describe("eval harness under injected faults", () => {
     await runFaultedEvaluation("openai", 150);
   });
 
+  // A request the server never answers, on its own: with no answer to race the client's timer, every attempt
+  // times out however slowly this process is scheduled, so the short time-out cannot misfire on a loaded machine.
+  for (const client of ["undici", "openai"] as const)
+    it(`retries a request the server never answers and counts each time-out (${client})`, async () => {
+      const n = 4;
+      const server = await startFaultServer({ respond: mockOracleResponder, faultRate: 1, faults: ["timeout"] });
+      try {
+        const { summary, results, metadata } = await evaluate(server, client, n, 200);
+        assert.equal(summary.errored, n);
+        for (const result of results) {
+          assert.equal(result.status, "errored");
+          assert.equal(result.error.code, "PROVIDER_RETRIES_EXHAUSTED");
+          assert.match(result.error.message, /after 3 attempts; last error: timeout talking to /);
+        }
+        assert.deepEqual(
+          { requests: metadata.provider.requests, failedAttempts: metadata.provider.failedAttempts, byReason: metadata.provider.failuresByReason },
+          { requests: 3 * n, failedAttempts: 3 * n, byReason: { PROVIDER_TIMEOUT: 3 * n } },
+        );
+        await server.idle();
+        assert.equal(server.counts.ok, 0, "nothing was answered");
+      } finally {
+        await server.close();
+      }
+    });
+
   /** A fresh fault server per run, so its counters reconcile with this run alone. */
   async function runFaultedEvaluation(client: "undici" | "openai", n: number): Promise<void> {
-    const server = await startFaultServer({ respond: mockOracleResponder, faultRate: 0.2, seed: 7 });
+    // Every fault but `timeout` (the test above): each is delivered at once, and with no client time-out set
+    // (the 10-minute default) no answer can lose a race with a timer, so the counts reconcile under any load.
+    const faults = [...ANSWERED_TRANSPORT_FAULTS, ...MODEL_FAULTS];
+    const server = await startFaultServer({ respond: mockOracleResponder, faultRate: 0.2, faults, seed: 7 });
     try {
       await checkFaultedEvaluation(server, client, n);
     } finally {
@@ -47,7 +78,8 @@ describe("eval harness under injected faults", () => {
     }
   }
 
-  async function checkFaultedEvaluation(server: FaultServer, client: "undici" | "openai", n: number): Promise<void> {
+  /** `n` mock episodes against `server` through `client`; `timeoutMs` undefined keeps the pool's default. */
+  async function evaluate(server: FaultServer, client: "undici" | "openai", n: number, timeoutMs?: number) {
     const env = getEnvironment("mock");
     const runOut = mkdtempSync(join(out, `${client}-`));
     const [summary] = await runEvaluation({
@@ -59,7 +91,7 @@ describe("eval harness under injected faults", () => {
           name: "scripted",
           baseUrls: [server.url],
           apiKey: "sk-secret-never-written",
-          timeoutMs: 10_000,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           maxRetries: 2,
           backoffMs: 2,
           client,
@@ -73,6 +105,11 @@ describe("eval harness under injected faults", () => {
     const lines = readFileSync(join(summary.dir, "results.jsonl"), "utf8").trimEnd().split("\n");
     const results = lines.map((line) => JSON.parse(line));
     const metadata = JSON.parse(readFileSync(join(summary.dir, "metadata.json"), "utf8"));
+    return { summary, lines, results, metadata };
+  }
+
+  async function checkFaultedEvaluation(server: FaultServer, client: "undici" | "openai", n: number): Promise<void> {
+    const { summary, lines, results, metadata } = await evaluate(server, client, n);
 
     // Every episode exactly once, each scored (with a reward) or errored (with its reason, no reward).
     assert.equal(results.length, n);
@@ -100,8 +137,8 @@ describe("eval harness under injected faults", () => {
 
     // Requests were well formed; every transport fault the server injected was seen (and retried) by the client.
     assert.equal(server.counts.invalid, 0);
-    const transport = TRANSPORT_FAULTS.reduce((sum, fault) => sum + (server.counts.byFault[fault] ?? 0), 0);
-    for (const fault of TRANSPORT_FAULTS) assert.ok((server.counts.byFault[fault] ?? 0) > 0, `fault ${fault} was injected`);
+    const transport = ANSWERED_TRANSPORT_FAULTS.reduce((sum, fault) => sum + (server.counts.byFault[fault] ?? 0), 0);
+    for (const fault of ANSWERED_TRANSPORT_FAULTS) assert.ok((server.counts.byFault[fault] ?? 0) > 0, `fault ${fault} was injected`);
     assert.equal(metadata.provider.failedAttempts, transport, JSON.stringify({ server: server.counts, client: metadata.provider }));
     assert.equal(metadata.provider.requests, server.counts.requests);
 

@@ -154,12 +154,20 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
       data.some((line) => line.includes(`--out ${out}/data/sft-baseline.jsonl`) && line.endsWith("--min-reward 0.9")),
       "the baseline's rows: reward ≥ 0.9",
     );
+    // One transformers serve for the whole stage, started with no model: each evaluation names its checkpoint.
     const post = stages.get("eval-post") ?? [];
+    const servers = post.filter((line) => line.endsWith(" &"));
+    assert.equal(servers.length, 1, servers.join("\n"));
+    assert.match(post[0] ?? "", /serve_transformers\.py --host 127\.0\.0\.1 --port PORT --device cpu --default-seed 0 &$/);
+    assert.equal(post.at(-1), "kill %1");
     for (const arm of ["grpo-s0", "grpo-s1", "shuffled"])
       for (const step of [50, 100]) {
-        const server = post.findIndex((line) => line.includes(`serve_transformers.py ${out}/grpo/${arm}/model/curve/step-${step} `));
-        assert.ok(server >= 0, `${arm}'s step-${step} checkpoint is served`);
-        assert.match(post[server + 1] ?? "", new RegExp(`--n 50 --model '${arm}=.* --out ${out}/eval-post/curve/${arm}/step-${step}$`));
+        const point = post.findIndex((line) => line.includes(`#${out}/grpo/${arm}/model/curve/step-${step}' `));
+        assert.ok(point > 0, `${arm}'s step-${step} checkpoint is served`);
+        assert.match(
+          post[point] ?? "",
+          new RegExp(`--n 50 --model '${arm}=http://127\\.0\\.0\\.1:PORT/v1#.* --out ${out}/eval-post/curve/${arm}/step-${step}$`),
+        );
       }
     const pre = stages.get("eval-pre") ?? [];
     assert.ok(

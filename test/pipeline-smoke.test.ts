@@ -82,6 +82,7 @@ describe("toolgym pipeline --preset smoke", () => {
       "data/log.txt",
       "sft/model/model.safetensors",
       "sft/model/chat_template.jinja",
+      "sft/model/log_history.json",
       "sft/log.txt",
       "data/sft-baseline.jsonl",
       "baseline/model/model.safetensors",
@@ -106,6 +107,11 @@ describe("toolgym pipeline --preset smoke", () => {
       assert.ok(existsSync(join(out, file)), `${file} written`);
     const rows = readFileSync(join(out, "data/sft.jsonl"), "utf8").trim().split("\n");
     assert.ok(rows.length >= 4, "SFT rows from the oracle and noisy-oracle trajectories");
+    const sftLog = JSON.parse(readFileSync(join(out, "sft/model/log_history.json"), "utf8")) as Json[];
+    assert.ok(
+      sftLog.some((entry) => typeof entry.loss === "number"),
+      "train_sft.py logged a loss",
+    );
     for (const [stage, label] of [
       ["eval-pre", "pre"],
       ["eval-post", "grpo"],

@@ -40,7 +40,7 @@ describe("serve_transformers.py", () => {
     });
   });
 
-  it("is the command the pipeline serves a model with on CPU; vLLM keeps its own CLI", () => {
+  it("is the command the pipeline serves a model (or, unpinned, every model of a stage) with on CPU; vLLM keeps its own CLI", () => {
     const command = modelServerCommand("transformers", "/venv/bin/python", "/models/m", 8000, ["--x"]);
     assert.deepEqual(command, [
       "/venv/bin/python",
@@ -56,6 +56,9 @@ describe("serve_transformers.py", () => {
       "0",
       "--x",
     ]);
+    // No model: one server loads each request's model by name (the pipeline's evaluation stages).
+    assert.deepEqual(modelServerCommand("transformers", "/venv/bin/python", undefined, 8000, []).slice(2, 5), ["--host", "127.0.0.1", "--port"]);
+    assert.throws(() => modelServerCommand("vllm", "/venv/bin/python", undefined, 8000, []), /vllm serve needs the model/);
     assert.deepEqual(modelServerCommand("vllm", "/venv/bin/python", "/models/m", 8000, []).slice(1), [
       "serve",
       "/models/m",

@@ -103,13 +103,24 @@ export interface ModelServer {
 /**
  * The command that serves a model directory or hub id: `vllm serve`, or `transformers serve` on CPU through
  * python/serve_transformers.py, which returns a malformed tool call as text (as vLLM and TRL do) instead of
- * answering HTTP 500, so both engines score it as the model's failure.
+ * answering HTTP 500, so both engines score it as the model's failure. With `model` undefined (transformers
+ * only) no model is pinned: the server loads each request's `model` (a directory or hub id) on first use and
+ * keeps it until it has been idle for transformers' --model-timeout, so one process serves several models.
  */
-export function modelServerCommand(engine: "transformers" | "vllm", python: string, model: string, port: number | string, extra: readonly string[]): string[] {
+export function modelServerCommand(
+  engine: "transformers" | "vllm",
+  python: string,
+  model: string | undefined,
+  port: number | string,
+  extra: readonly string[],
+): string[] {
   const address = ["--host", "127.0.0.1", "--port", String(port)];
   if (engine === "transformers") {
-    return [python, join(PACKAGE_ROOT, "python/serve_transformers.py"), model, ...address, "--device", "cpu", "--default-seed", "0", ...extra];
+    const pinned = model === undefined ? [] : [model];
+    return [python, join(PACKAGE_ROOT, "python/serve_transformers.py"), ...pinned, ...address, "--device", "cpu", "--default-seed", "0", ...extra];
   }
+  // vLLM serves the one model it was started with
+  if (model === undefined) throw new TypeError("vllm serve needs the model to serve");
   // the CLI installed beside the Python that has the libraries, else the one on PATH
   const beside = join(dirname(python), engine);
   return [existsSync(beside) ? beside : engine, "serve", model, ...address, ...extra];

@@ -212,9 +212,9 @@ function suiteRow(config: PipelineConfig, benchmark: string): SuiteRow {
   return row;
 }
 
-/** The steps evaluating one model behind its own server: the suite, curve points (curve), sampled rows. */
-function evalModelSteps(context: PlanContext, stage: "eval-pre" | "eval-post", label: string, model: string, extra: Step[]): Step {
-  const { config, out, python } = context;
+/** The steps evaluating one model: the suite, curve points (curve), sampled rows; run inside a server (`servedModels`). */
+function evalModelSteps(context: PlanContext, stage: "eval-pre" | "eval-post", label: string, model: string, extra: Step[]): ServedModel {
+  const { config, out } = context;
   const layout = evidenceLayout(out);
   const suiteFile = typeof config.eval.suite === "string" ? config.eval.suite : join(out, stage, "suite.json");
   const suiteArgs = ["eval", "--suite", suiteFile, ...generationArgs(config, label, model, config.eval.temperature)];
@@ -240,15 +240,41 @@ function evalModelSteps(context: PlanContext, stage: "eval-pre" | "eval-post", l
     const note = `${label}: ${benchmark} sampled, ${samples} per task at temperature ${temperature}`;
     steps.push(rowEvalStep(config, suiteRow(config, benchmark), { label, model, n, samples, temperature, out: layout.sampled(stage, label), note }));
   }
-  const argv = modelServerCommand(config.eval.engine, python, model, "PORT", config.eval.serverArgs);
-  return {
-    kind: "server",
-    argv,
-    placeholder: "PORT",
-    probe: config.eval.engine === "vllm" ? "/v1/models" : "/health",
-    note: `${config.eval.engine} serve ${model}`,
-    steps,
+  return { model, steps };
+}
+
+/** A model and the evaluation steps that ask the server for it by name (`--model LABEL=URL#MODEL`). */
+interface ServedModel {
+  model: string;
+  steps: Step[];
+}
+
+/**
+ * The server steps that run a stage's evaluations. vLLM serves the one model it is started with, so each
+ * model gets its own server. transformers serve loads a model by the request's `model` field when it is
+ * started without one (python/serve_transformers.py), so every model of the stage shares one server: one
+ * torch start-up instead of one per model and checkpoint, with the same requests, models and generation
+ * settings. Sampled evaluations draw from that server's torch generator, seeded once at its start (as each
+ * per-model server's was): the same sampling, another stream of draws (concurrent requests interleave it anyway).
+ */
+function servedModels(context: PlanContext, models: readonly ServedModel[]): Step[] {
+  const { config, python } = context;
+  const engine = config.eval.engine;
+  const probe = engine === "vllm" ? "/v1/models" : "/health";
+  const server = (model: string | undefined, note: string, steps: Step[]): Step => {
+    const argv = modelServerCommand(engine, python, model, "PORT", config.eval.serverArgs);
+    return { kind: "server", argv, placeholder: "PORT", probe, note, steps };
   };
+  if (engine === "vllm") return models.map((served) => server(served.model, `vllm serve ${served.model}`, served.steps));
+  if (models.length === 0) return [];
+  const note = `transformers serve for ${models.length} model${models.length > 1 ? "s" : ""}, each loaded when its evaluation first asks for it`;
+  return [
+    server(
+      undefined,
+      note,
+      models.flatMap((served) => served.steps),
+    ),
+  ];
 }
 
 function suiteFileStep(config: PipelineConfig, out: string, stage: string): Step[] {
@@ -278,7 +304,8 @@ const evalPreStage: Stage = {
     const models = modelPaths(context.config, context.out);
     const curve = context.config.grpo?.curve ? [curvePoint(context, "pre", 0, models.pre)] : [];
     const base = context.config.eval.base ? [evalModelSteps(context, "eval-pre", "base", models.base, [])] : [];
-    return [...suiteFileStep(context.config, context.out, "eval-pre"), ...base, evalModelSteps(context, "eval-pre", "pre", models.pre, curve)];
+    const served = [...base, evalModelSteps(context, "eval-pre", "pre", models.pre, curve)];
+    return [...suiteFileStep(context.config, context.out, "eval-pre"), ...servedModels(context, served)];
   },
 };
 
@@ -339,21 +366,18 @@ const evalPostStage: Stage = {
   steps(context) {
     const { config, out } = context;
     const models = modelPaths(config, out);
-    const steps: Step[] = [...suiteFileStep(config, out, "eval-post")];
+    const served: ServedModel[] = [];
     const last = Number(config.grpo?.flags["max-steps"]);
     for (const arm of config.grpo?.arms ?? []) {
       const final = config.grpo?.curve ? [curvePoint(context, arm.name, last, models.arm(arm.name))] : [];
-      steps.push(evalModelSteps(context, "eval-post", arm.name, models.arm(arm.name), final));
+      served.push(evalModelSteps(context, "eval-post", arm.name, models.arm(arm.name), final));
       for (const step of curveSteps(config)) {
         const checkpoint = models.checkpoint(arm.name, step);
-        const server = modelServerCommand(config.eval.engine, context.python, checkpoint, "PORT", config.eval.serverArgs);
-        const point = curvePoint(context, arm.name, step, checkpoint);
-        const probe = config.eval.engine === "vllm" ? "/v1/models" : "/health";
-        steps.push({ kind: "server", argv: server, placeholder: "PORT", probe, note: `${config.eval.engine} serve ${checkpoint}`, steps: [point] });
+        served.push({ model: checkpoint, steps: [curvePoint(context, arm.name, step, checkpoint)] });
       }
     }
-    if (config.baseline) steps.push(evalModelSteps(context, "eval-post", config.baseline.name, models.baseline, []));
-    return steps;
+    if (config.baseline) served.push(evalModelSteps(context, "eval-post", config.baseline.name, models.baseline, []));
+    return [...suiteFileStep(config, out, "eval-post"), ...servedModels(context, served)];
   },
 };
 

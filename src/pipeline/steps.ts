@@ -4,8 +4,8 @@ import { freePort, PACKAGE_ROOT, PipelineError, startLogged, stopChild, type Run
 
 /**
  * A stage is a list of steps, and a step is data: the dry run prints each one and the run executes the same
- * object, so what `--dry-run` shows is what runs. toolgym's own steps run as the CLI (`toolgym …` through
- * bin/toolgym.js), recipes as their Python command; a server step starts a server on a free port, runs the
+ * object, so what `--dry-run` shows is what runs. toolgym's own steps run as the CLI (`toolgym …`: its main()
+ * in this process), recipes as their Python command; a server step starts a server on a free port, runs the
  * steps inside it with the port filled in, and stops it.
  */
 export type Step =
@@ -57,6 +57,31 @@ export interface StepContext {
 }
 
 const TOOLGYM_BIN = join(PACKAGE_ROOT, "bin/toolgym.js");
+
+/**
+ * `toolgym ARGS` through the CLI's main() in this process, its output in the stage log, failing as the command
+ * would exit. A stage has up to a few dozen such steps (an evaluation per model, curve point and sampled row),
+ * and a new process for each would start node and load the CLI again: about 2 s of CPU each.
+ */
+async function runToolgym(args: readonly string[], context: StepContext): Promise<void> {
+  appendFileSync(context.record, `${shell(["toolgym", ...args])}\n`);
+  context.log.write(`$ toolgym ${args.join(" ")}\n`);
+  let tail = "";
+  const output = {
+    write(text: string) {
+      context.log.write(text);
+      tail = (tail + text).slice(-1500);
+      return true;
+    },
+  };
+  // Imported here: the CLI's pipeline command imports this module.
+  const { main } = await import("../cli/main.ts");
+  const signal = context.signal;
+  const code = await main([...args], { stdout: output, stderr: output, ...(signal ? { interrupts: () => signal } : {}) });
+  if (code === 0) return;
+  const last = tail.trim().split("\n").slice(-3).join(" / ");
+  throw new PipelineError({ code: "COMMAND_FAILED", message: `\`toolgym ${args.join(" ")}\` exited with ${code}; last output: ${last}` });
+}
 
 async function runCommand(
   argv: readonly string[],
@@ -115,7 +140,7 @@ export async function runSteps(steps: readonly Step[], context: StepContext): Pr
   for (const step of steps) {
     if (context.signal?.aborted) throw new PipelineError({ code: "INTERRUPTED", message: "the pipeline was interrupted" });
     context.note(step.note);
-    if (step.kind === "toolgym") await runCommand([process.execPath, TOOLGYM_BIN, ...step.args], ["toolgym", ...step.args], context);
+    if (step.kind === "toolgym") await runToolgym(step.args, context);
     else if (step.kind === "command") await runCommand(step.argv, step.argv, context, step);
     else if (step.kind === "library") await step.run();
     else {
