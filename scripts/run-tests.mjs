@@ -52,12 +52,15 @@ function needsIntegrations(file) {
  * first, it runs beside all the short ones.
  */
 const LONGEST_FIRST = [
-  "test/pipeline-smoke.test.ts", // ~300 s before one server per evaluation stage
-  "test/trl-tau2-grpo.test.ts", // ~126 s
-  "test/docs-commands.test.ts", // ~164 s before the CLI host
-  "test/pipeline-tau2-smoke.test.ts", // ~68 s
-  "test/trl-grpo-e2e.test.ts",
-  "test/trl-grpo-adapter.test.ts",
+  // seconds in a full `npm test` on 2 loaded cores (2026-12-03)
+  "test/pipeline-smoke.test.ts", // 308
+  "test/trl-tau2-grpo.test.ts", // 106
+  "test/docs-commands.test.ts", // 88
+  "test/pipeline-tiny-vocabulary.test.ts", // 81
+  "test/pipeline-tau2-smoke.test.ts", // 71
+  "test/eval-transformers-serve.test.ts", // 58
+  "test/trl-grpo-e2e.test.ts", // 48
+  "test/tiny-induction.test.ts", // 46
 ];
 
 /** Known long files first, then the other files that start Python or a browser, then the rest; each by name. */
