@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { getEnvironment } from "../src/envs/registry.ts";
 import { runEvaluation } from "../src/eval/run-evaluation.ts";
-import { passAtK } from "../src/eval/statistics.ts";
+import { passAtK } from "../src/statistics/statistics.ts";
 import { parsePipelineConfig } from "../src/pipeline/config.ts";
 import { presetConfig } from "../src/pipeline/presets.ts";
 

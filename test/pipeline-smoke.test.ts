@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
 import { stringify as toYaml } from "yaml";
-import { holmAdjust } from "../src/eval/statistics.ts";
+import { holmAdjust } from "../src/statistics/statistics.ts";
 import { presetConfig } from "../src/pipeline/presets.ts";
 import { requirePython } from "./support/qwen3.ts";
 

@@ -1,6 +1,6 @@
 import { createRandom, type AnyEnvironment, type Trajectory } from "../core/index.ts";
 import { getPolicy } from "../envs/registry.ts";
-import { bootstrapMean, mean } from "../eval/statistics.ts";
+import { bootstrapMean, mean } from "../statistics/statistics.ts";
 import { hasOwnTrialSeeds, trialSeeds } from "../eval/trials.ts";
 import { runEpisode } from "../rollout/run-episode.ts";
 import type { AuditSpec, PolicySummary } from "../core/index.ts";

@@ -1,6 +1,6 @@
 import type { ResultDigest } from "../runs/record.ts";
 import type { RunStatus, RunSummary } from "../runs/schemas.ts";
-import { bootstrapMean, inTaskOrder } from "./statistics.ts";
+import { bootstrapMean, inTaskOrder } from "../statistics/statistics.ts";
 
 export type { RunSummary } from "../runs/schemas.ts";
 

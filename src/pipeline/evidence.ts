@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getEnvironment } from "../envs/registry.ts";
 import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
-import { bootstrapMean, compareTasks, holmAdjust, inTaskOrder, mean, passAtK } from "../eval/statistics.ts";
+import { bootstrapMean, compareTasks, holmAdjust, inTaskOrder, mean, passAtK } from "../statistics/statistics.ts";
 import { readRun, type LoadedRun } from "../runs/reader.ts";
 import type { Arm, PipelineConfig } from "./config.ts";
 import { evalStageOf, evidenceLayout } from "./layout.ts";

@@ -1,5 +1,5 @@
 import type { BenchmarkSummary, SummaryEpisode, SummarySpec } from "../../core/index.ts";
-import { mean, passHatIntervals } from "../../eval/statistics.ts";
+import { mean, passHatIntervals } from "../../statistics/statistics.ts";
 
 /** The reward error of an episode whose evaluation raised in tau2's evaluator (tau2's runner: an infrastructure error). */
 export const EVALUATION_ERROR = "TAU2_EVALUATION_ERROR";

@@ -1,5 +1,5 @@
 import type { ResultRecord } from "../../runs/schemas.ts";
-import { bootstrapMean, inTaskOrder, mean } from "../statistics.ts";
+import { bootstrapMean, inTaskOrder, mean } from "../../statistics/statistics.ts";
 import type { LoadedRun } from "./load.ts";
 
 import type { BreakdownSpec } from "../../core/index.ts";

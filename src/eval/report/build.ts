@@ -8,7 +8,7 @@ import { findingSentence } from "./findings.ts";
 import { attachSummary, type RowSummary } from "./summary.ts";
 import type { LoadedInputs, LoadedRun } from "./load.ts";
 import { findMismatches, refuseMismatches, type Mismatch } from "./mismatch.ts";
-import { CONFIDENCE, bootstrapMean, compareTasks, holmAdjust, inTaskOrder, isBinary, mean, type PairedDifference } from "../statistics.ts";
+import { CONFIDENCE, bootstrapMean, compareTasks, holmAdjust, inTaskOrder, isBinary, mean, type PairedDifference } from "../../statistics/statistics.ts";
 
 export const ALPHA = 0.05;
 
