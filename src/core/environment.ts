@@ -108,11 +108,22 @@ export interface EpisodeResponse {
  * How an episode ended: `finished` (the task's own end: finish called, goal reached, the simulated user
  * stopped), `truncated` (the environment's step limit), `max_turns` (the harness's turn limit),
  * `no_tool_call` (the agent answered without a tool call where that ends the episode, as in TRL's tool
- * loop), `errored` (the model server failed; no reward).
+ * loop), a model failure the server reported (`prompt_too_long`: the conversation outgrew the context;
+ * `content_filter`; `reply_too_large`: a reply over the size cap), scored like a turn limit, or `errored`
+ * (the infrastructure failed: the server unreachable or failing after retries; no reward).
  */
-export type TerminationReason = "finished" | "truncated" | "max_turns" | "no_tool_call" | "errored";
+export type TerminationReason = "finished" | "truncated" | "max_turns" | "no_tool_call" | "prompt_too_long" | "content_filter" | "reply_too_large" | "errored";
 
-export const TERMINATION_REASONS: readonly TerminationReason[] = ["finished", "truncated", "max_turns", "no_tool_call", "errored"];
+export const TERMINATION_REASONS: readonly TerminationReason[] = [
+  "finished",
+  "truncated",
+  "max_turns",
+  "no_tool_call",
+  "prompt_too_long",
+  "content_filter",
+  "reply_too_large",
+  "errored",
+];
 
 /**
  * Who checks a tool call's arguments. `validate` (the default): the episode driver, with the episode's
@@ -214,6 +225,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   exports?: Record<string, RunExporter>;
   /** The benchmark's own summary of a run (its published formulas and printed line), shown by `toolgym report`. */
   summary?: SummarySpec;
+  /**
+   * `errored`: a model failure the server reports (context overflow, content filter, a reply over the cap)
+   * ends the episode as errored, left out of the means, because the benchmark's own runner does so (tau2
+   * records an LLM error as an infrastructure error). Default `scored`: the episode is the model's failure.
+   */
+  modelFailures?: "scored" | "errored";
   /**
    * Config keys that reach outside the process: a data file, a data directory, or a model endpoint. A server
    * lets a client name only what its operator fixed at start (`toolgym serve --data-dir`, `--model`).

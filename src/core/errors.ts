@@ -52,12 +52,22 @@ export class ToolInputError extends ToolgymError {
 export class ProviderError extends ToolgymError {
   readonly status: number | undefined;
   readonly retryable: boolean;
-  constructor(options: { message: string; code?: string; status?: number; retryable: boolean; cause?: unknown }) {
+  /**
+   * Set when the server answered and the answer is the model's failure, not the infrastructure's (the
+   * conversation outgrew its context, a content filter, a reply over the size cap): the episode ends so and
+   * is scored, as verifiers ends such a rollout (`prompt_too_long`) instead of dropping it from the mean.
+   */
+  readonly modelFailure: ModelFailure | undefined;
+  constructor(options: { message: string; code?: string; status?: number; retryable: boolean; cause?: unknown; modelFailure?: ModelFailure }) {
     super({ code: options.code ?? "PROVIDER_FAILED", message: options.message, boundary: "provider", cause: options.cause });
     this.status = options.status;
     this.retryable = options.retryable;
+    this.modelFailure = options.modelFailure;
   }
 }
+
+/** How a model-server answer that is the model's failure ends its episode (a termination reason). */
+export type ModelFailure = "prompt_too_long" | "content_filter" | "reply_too_large";
 
 /** A reward component that could not be computed or was out of range. */
 export class RewardError extends ToolgymError {

@@ -17,6 +17,8 @@ export type ModelSpec =
       chatTemplateKwargs?: Record<string, JsonValue>;
       chatTemplateHash?: string | null;
       timeoutMs?: number;
+      /** The largest reply body accepted, in bytes (default 4 MiB); a longer one ends the episode as reply_too_large. */
+      maxReplyBytes?: number;
       maxRetries?: number;
       backoffMs?: number;
       fetch?: typeof fetch;
@@ -89,7 +91,14 @@ export function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedMode
       code: "OPTION_CONFLICT",
       message: `${env.id} sends each trial's own seed with every model request (as its benchmark does); drop --sampling-seed and set the base seed with --seed`,
     });
-  const pool = new ReplicaPool({ baseUrls: spec.baseUrls, apiKey: spec.apiKey, timeoutMs: spec.timeoutMs, fetch: spec.fetch, client: spec.client });
+  const pool = new ReplicaPool({
+    baseUrls: spec.baseUrls,
+    apiKey: spec.apiKey,
+    timeoutMs: spec.timeoutMs,
+    fetch: spec.fetch,
+    client: spec.client,
+    ...(spec.maxReplyBytes !== undefined ? { maxReplyBytes: spec.maxReplyBytes } : {}),
+  });
   const stats = createProviderStats();
   return {
     label: spec.label,

@@ -36,10 +36,23 @@ function send(message: FromWorker): void {
   port!.postMessage(message);
 }
 
+// Failed attempts reach the main thread's progress line while they happen (a hung server shows its retries),
+// and before each finished episode, so the count is whole once the last one is in.
+let reported = 0;
+function reportRetries(): void {
+  const count = model.stats?.failedAttempts ?? 0;
+  if (count === reported) return;
+  reported = count;
+  send({ type: "retries", count });
+}
+const watcher = setInterval(reportRetries, 500);
+watcher.unref();
+
 function play(slot: ToWorker & { type: "slot" }): void {
   const episode = (async () => {
     try {
       const record = await playEpisode(row, model, slot.slot, controller.signal);
+      reportRetries();
       if (!record) return send({ type: "done", id: slot.slot.id });
       send({ type: "done", id: slot.slot.id, line: JSON.stringify(record), digest: digestOf(record) });
     } catch (error) {
@@ -51,6 +64,7 @@ function play(slot: ToWorker & { type: "slot" }): void {
 }
 
 async function close(): Promise<void> {
+  clearInterval(watcher);
   await Promise.all(running);
   await model.pool?.close();
   send({ type: "closed", stats: model.stats, replicas: model.pool?.stats() ?? [] });

@@ -27,10 +27,13 @@ export function progressLine(state: {
   rate: number;
   eta: string;
   errored: number;
+  /** Failed model-call attempts so far (each retried or ending its episode); shown once there is one. */
+  retries?: number;
   columns?: number | undefined;
 }): string {
   const columns = Math.max(40, state.columns ?? 80) - 1; // the last column would wrap on some terminals
-  const numbers = `${state.value}/${state.total}  ${state.rate.toFixed(1)} ep/s  ETA ${state.eta}  errors ${state.errored}`;
+  const retries = state.retries ? `  retries ${state.retries}` : "";
+  const numbers = `${state.value}/${state.total}  ${state.rate.toFixed(1)} ep/s  ETA ${state.eta}  errors ${state.errored}${retries}`;
   const room = columns - numbers.length - 1;
   const label = state.label.length + 1 <= room ? state.label : `${state.label.slice(0, Math.max(0, room - 2))}…`;
   const barWidth = Math.min(BAR_WIDTH, room - label.length - 1);
@@ -47,7 +50,14 @@ const SILENT: Progress = { tick: () => undefined, stop: () => undefined };
  * process (a resumed run starts at `initial`), and the ETA reads "…" until the first episode is done
  * instead of a made-up number.
  */
-export function createProgress(options: { label: string; total: number; stream?: ProgressStream; initial?: number }): Progress {
+export function createProgress(options: {
+  label: string;
+  total: number;
+  stream?: ProgressStream;
+  initial?: number;
+  /** Failed model-call attempts so far, read at each redraw (a hung server shows its retries before any episode ends). */
+  retries?: () => number;
+}): Progress {
   if (!options.stream) return SILENT;
   const initial = options.initial ?? 0;
   const started = Date.now();
@@ -71,7 +81,8 @@ export function createProgress(options: { label: string; total: number; stream?:
       const seconds = (Date.now() - started) / 1000;
       const rate = seconds > 0 ? done / seconds : 0;
       const eta = done > 0 && rate > 0 ? cliProgress.Format.TimeFormat(Math.ceil((params.total - params.value) / rate), barOptions, 1) : "…";
-      return progressLine({ label: options.label, value: params.value, total: params.total, rate, eta, errored, columns: options.stream?.columns });
+      const retries = options.retries?.() ?? 0;
+      return progressLine({ label: options.label, value: params.value, total: params.total, rate, eta, errored, retries, columns: options.stream?.columns });
     },
   });
   bar.start(options.total, initial);

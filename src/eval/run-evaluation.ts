@@ -128,11 +128,14 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   const totals = new RunTotals();
   for (const digest of run.previous) totals.add(digest);
   const total = row.n * (row.samples ?? 1);
+  // Failed model-call attempts: this thread's client's, or what the worker threads last reported.
+  let threadRetries = 0;
   const progress = createProgress({
     label: `${row.env.id} ${model.label}`,
     total,
     stream: options.quiet ? undefined : options.progress,
     initial: totals.count,
+    retries: () => threadRetries + (model.stats?.failedAttempts ?? 0),
   });
   // Counted only once the line is written (batched with the episodes finishing in the same tick).
   const count = (digest: ResultDigest) => {
@@ -145,10 +148,14 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   let threaded: Awaited<ReturnType<typeof runOnThreads>> | undefined;
   try {
     if ((options.workers ?? 1) > 1 && slots.length > 0) {
-      threaded = await runOnThreads({ row, spec, slots, workers: options.workers ?? 1, concurrency, signal: options.signal }, async (line, digest) => {
-        await results.writeLine(line);
-        count(digest);
-      });
+      const onRetries = (count: number) => (threadRetries = count);
+      threaded = await runOnThreads(
+        { row, spec, slots, workers: options.workers ?? 1, concurrency, signal: options.signal, onRetries },
+        async (line, digest) => {
+          await results.writeLine(line);
+          count(digest);
+        },
+      );
     } else {
       await runPool(slots, { concurrency, signal: options.signal }, async (slot, signal) => {
         const record = await playEpisode(row, model, slot, signal);

@@ -36,6 +36,8 @@ export type FromWorker =
   | { type: "ready" }
   | { type: "done"; id: string; line?: string; digest?: ResultDigest }
   | { type: "failed"; id: string; error: ErrorMessage }
+  /** The worker's failed model-call attempts so far (sent as they change), for the progress line. */
+  | { type: "retries"; count: number }
   | { type: "closed"; stats: ProviderStats | null; replicas: ReplicaStats[] };
 
 export type ReplicaStats = { baseUrl: string; requests: number; failures: number };
@@ -99,7 +101,16 @@ function startWorker(setup: WorkerSetup): Worker {
  * failure is rethrown.
  */
 export async function runOnThreads(
-  options: { row: EvaluationRow; spec: ModelSpec; slots: EpisodeSlot[]; workers: number; concurrency: number; signal?: AbortSignal },
+  options: {
+    row: EvaluationRow;
+    spec: ModelSpec;
+    slots: EpisodeSlot[];
+    workers: number;
+    concurrency: number;
+    signal?: AbortSignal;
+    /** Called with the failed model-call attempts over all workers as they change. */
+    onRetries?: (count: number) => void;
+  },
   onResult: (line: string, digest: ResultDigest) => Promise<void>,
 ): Promise<ThreadPoolResult> {
   const { row, slots, signal } = options;
@@ -116,6 +127,7 @@ export async function runOnThreads(
   if (slots.length === 0) return { stats: null, replicas: [] };
 
   const inFlight = new Array<number>(count).fill(0);
+  const retries = new Array<number>(count).fill(0);
   const parts: ThreadPoolResult[] = [];
   const writes = new Set<Promise<void>>();
   let next = 0;
@@ -168,6 +180,9 @@ export async function runOnThreads(
           if (++ready === count) feed();
         } else if (message.type === "closed") {
           parts.push({ stats: message.stats, replicas: message.replicas });
+        } else if (message.type === "retries") {
+          retries[index] = message.count;
+          options.onRetries?.(retries.reduce((sum, each) => sum + each, 0));
         } else {
           inFlight[index]!--;
           running--;

@@ -29,7 +29,8 @@ export const NO_TOOL_CALL_FEEDBACK = "Your reply contained no tool call. Continu
 /**
  * The episode loop: agent turn → tool execution → results appended → repeat, until the environment is
  * done or the turn limit is reached. Agent-agnostic; provider failures that survive the agent's own
- * retries end the episode as `errored` (excluded from means, never scored as 0). The state and the
+ * retries end the episode as `errored` (excluded from means, never scored as 0), while a model failure its
+ * server reports (context overflow, content filter, a reply over the cap) ends it as that failure, scored. The state and the
  * reward live in `EpisodeDriver`, which the environment server's sessions use too.
  */
 export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory> {
@@ -54,7 +55,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<Trajectory
         signal: options.signal,
       });
     } catch (error) {
-      driver.end("errored", errorToRecord(error, ProviderError.isInstance(error) ? "provider" : "harness"));
+      // The model's own failure reported by its server ends the episode so, scored; the infrastructure's is errored.
+      const modelFailure = ProviderError.isInstance(error) && env.modelFailures !== "errored" ? (error as ProviderError).modelFailure : undefined;
+      driver.end(modelFailure ?? "errored", errorToRecord(error, ProviderError.isInstance(error) ? "provider" : "harness"));
       break;
     }
     if (turn.usage) {

@@ -20,6 +20,11 @@ export interface OpenAIAgentOptions {
   chatTemplateKwargs?: Record<string, JsonValue>;
   /** Retries of transient failures per model call (default 6). */
   maxRetries?: number;
+  /**
+   * Attempts of one model call that may time out before it fails (default 2): a hung server fails the episode
+   * after two time-outs, not after every retry has waited the full time-out.
+   */
+  maxTimeouts?: number;
   /** First backoff in ms (default 500; doubles per attempt, full jitter, capped at 30 s). */
   backoffMs?: number;
   /** Stable key of the episode: tool-call ids and per-request seeds derive from it. */
@@ -85,8 +90,34 @@ function errorDetail(text: string): string {
   return text.slice(0, 300);
 }
 
+/**
+ * A refusal that is the model's failure rather than the server's: the conversation outgrew the context
+ * (vLLM "maximum context length", OpenAI `context_length_exceeded`, SGLang "longer than the model's context
+ * length") or a content filter. Only for 4xx answers, which retrying cannot change.
+ */
+const CONTEXT_OVERFLOW =
+  /maximum context length|context[_ ]length[_ ]exceeded|longer than the model's context length|context window|prompt is too long|too many (input )?tokens/i;
+const CONTENT_FILTER = /content[_ ]filter|content[_ ]policy|content management policy|responsible ?AI policy/i;
+
+function modelFailureOf(status: number, text: string): "prompt_too_long" | "content_filter" | undefined {
+  if (status < 400 || status >= 500 || status === 408 || status === 409 || status === 429) return undefined;
+  if (CONTEXT_OVERFLOW.test(text)) return "prompt_too_long";
+  if (CONTENT_FILTER.test(text)) return "content_filter";
+  return undefined;
+}
+
 /** A ProviderError for an HTTP status other than 2xx: retryable for 408, 409, 429 and 5xx. */
 export function httpStatusError(status: number, text: string, baseUrl: string): ProviderError {
+  const modelFailure = modelFailureOf(status, text.slice(0, 4096));
+  if (modelFailure) {
+    return new ProviderError({
+      code: modelFailure === "prompt_too_long" ? "MODEL_CONTEXT_OVERFLOW" : "MODEL_CONTENT_FILTER",
+      message: `HTTP ${status} from ${redactBaseUrl(baseUrl)}: ${errorDetail(text)} (the model's failure: the episode ends as ${modelFailure} and is scored)`,
+      status,
+      retryable: false,
+      modelFailure,
+    });
+  }
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
   const hint = retryable
     ? "the server is overloaded or failing"
@@ -105,6 +136,15 @@ export function toProviderError(error: unknown, baseUrl: string, signal?: AbortS
   const where = redactBaseUrl(baseUrl);
   if (signal?.aborted) return new ProviderError({ code: "PROVIDER_ABORTED", message: `request to ${where} was aborted`, retryable: false, cause: error });
   const code = errorCode(error);
+  if (code === "REPLY_TOO_LARGE") {
+    return new ProviderError({
+      code: "MODEL_REPLY_TOO_LARGE",
+      message: `${(error as Error).message} from ${where} (the model's failure: the episode ends as reply_too_large and is scored)`,
+      retryable: false,
+      modelFailure: "reply_too_large",
+      cause: error,
+    });
+  }
   if (code && TIMEOUT_CODES.has(code)) {
     return new ProviderError({ code: "PROVIDER_TIMEOUT", message: `timeout talking to ${where}; check that the server is up`, retryable: true, cause: error });
   }
@@ -154,6 +194,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
   const maxRetries = options.maxRetries ?? 6;
+  const maxTimeouts = options.maxTimeouts ?? 2;
   const backoffMs = options.backoffMs ?? 500;
   const random = options.random ?? Math.random;
   const sampling = options.sampling ?? {};
@@ -173,7 +214,10 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
       if (options.chatTemplateKwargs) fields.push(["chat_template_kwargs", options.chatTemplateKwargs]);
       const body = bodies.build(request.messages, request.protocol === "tools" && request.tools.length > 0 ? request.tools : undefined, fields);
       let lastError: ProviderError | undefined;
+      let timeouts = 0;
+      let attempts = 0;
       for (let attempt = 0; attempt <= maxRetries; attempt++) {
+        attempts++;
         if (request.signal?.aborted) throw new ProviderError({ code: "PROVIDER_ABORTED", message: "the run was stopped", retryable: false });
         const replica = options.pool.acquire();
         if (options.stats) options.stats.requests++;
@@ -189,6 +233,14 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
               retryable: true,
             });
           }
+          const finish = (response as { choices: Array<{ finish_reason?: unknown } | null> }).choices[0]?.finish_reason;
+          if (finish === "content_filter")
+            throw new ProviderError({
+              code: "MODEL_CONTENT_FILTER",
+              message: `the reply from ${redactBaseUrl(replica.baseUrl)} was withheld by a content filter (finish_reason content_filter; the episode ends as content_filter and is scored)`,
+              retryable: false,
+              modelFailure: "content_filter",
+            });
         } catch (error) {
           const failure = toProviderError(error, replica.baseUrl, request.signal);
           options.pool.release(replica, failure.retryable ? "failed" : "ok");
@@ -198,6 +250,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
             options.stats.failedAttempts++;
             options.stats.failuresByReason[failure.code] = (options.stats.failuresByReason[failure.code] ?? 0) + 1;
           }
+          if (failure.code === "PROVIDER_TIMEOUT" && ++timeouts >= maxTimeouts) break;
           if (attempt < maxRetries) await sleep(random() * Math.min(30_000, backoffMs * 2 ** attempt), request.signal);
           continue;
         }
@@ -207,7 +260,7 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
       const last = lastError as ProviderError;
       throw new ProviderError({
         code: "PROVIDER_RETRIES_EXHAUSTED",
-        message: `model call failed after ${maxRetries + 1} attempts; last error: ${last.message}`,
+        message: `model call failed after ${attempts} attempts${timeouts >= maxTimeouts ? ` (${timeouts} timed out)` : ""}; last error: ${last.message}`,
         status: last.status,
         retryable: true,
         cause: last,

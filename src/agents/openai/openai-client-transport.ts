@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { TransportTimeoutError, type ChatTransport, type TransportOptions } from "./transport.ts";
+import { DEFAULT_MAX_REPLY_BYTES, TransportTimeoutError, readCapped, type ChatTransport, type TransportOptions } from "./transport.ts";
 
 /**
  * A transport through the official `openai` npm client (`chat.completions.create`), for servers or proxies
@@ -15,7 +15,7 @@ export function createOpenAIClientTransport(baseUrl: string, options: TransportO
       const params = JSON.parse(body) as OpenAI.ChatCompletionCreateParamsNonStreaming;
       try {
         const response = await client.chat.completions.create(params, { signal }).asResponse();
-        return { status: response.status, text: await response.text() };
+        return { status: response.status, text: await readCapped(response, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES) };
       } catch (error) {
         if (error instanceof OpenAI.APIConnectionTimeoutError) throw new TransportTimeoutError(options.timeoutMs);
         if (error instanceof OpenAI.APIError && typeof error.status === "number") {

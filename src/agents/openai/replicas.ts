@@ -17,8 +17,10 @@ export interface ReplicaPoolOptions {
   baseUrls: string[];
   /** Defaults to OPENAI_API_KEY, else "EMPTY" (local servers ignore it). Held in memory only. */
   apiKey?: string;
-  /** Per-request timeout in ms (default 10 minutes). */
+  /** Per-request timeout in ms (default DEFAULT_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** The largest reply body accepted, in bytes (default DEFAULT_MAX_REPLY_BYTES). */
+  maxReplyBytes?: number;
   /** First time-out of a failing replica in ms (doubles per consecutive failure, capped at 30 s). */
   cooldownMs?: number;
   /** Custom fetch (tests, proxies); default: an undici keep-alive connection pool per replica. */
@@ -27,6 +29,13 @@ export interface ReplicaPoolOptions {
   client?: "undici" | "openai";
   now?: () => number;
 }
+
+/**
+ * The default per-request time-out: 180 s for the response headers (a non-streamed completion arrives whole),
+ * long enough for a long generation on a slow server; with the agent's default retries a hung server fails
+ * its episode within about 10 minutes instead of the 70 that 600 s × 7 attempts took.
+ */
+export const DEFAULT_TIMEOUT_MS = 180_000;
 
 /** A base URL with credentials and query string removed: safe to write to files and logs. */
 export function redactBaseUrl(baseUrl: string): string {
@@ -61,7 +70,8 @@ export class ReplicaPool {
     const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? "EMPTY";
     this.cooldownMs = options.cooldownMs ?? 1000;
     this.now = options.now ?? Date.now;
-    const timeoutMs = options.timeoutMs ?? 600_000;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const transportOptions = { apiKey, timeoutMs, ...(options.maxReplyBytes !== undefined ? { maxReplyBytes: options.maxReplyBytes } : {}) };
     this.replicas = options.baseUrls.map((baseUrl) => {
       try {
         new URL(baseUrl);
@@ -69,10 +79,10 @@ export class ReplicaPool {
         throw new UsageError({ code: "BASE_URL_INVALID", message: `--base-url '${redactBaseUrl(baseUrl)}' is not a URL; use e.g. http://127.0.0.1:8000/v1` });
       }
       const transport = options.fetch
-        ? createFetchTransport(baseUrl, options.fetch, { apiKey, timeoutMs })
+        ? createFetchTransport(baseUrl, options.fetch, transportOptions)
         : options.client === "openai"
-          ? createOpenAIClientTransport(baseUrl, { apiKey, timeoutMs })
-          : createPoolTransport(baseUrl, { apiKey, timeoutMs });
+          ? createOpenAIClientTransport(baseUrl, transportOptions)
+          : createPoolTransport(baseUrl, transportOptions);
       return { baseUrl, transport, outstanding: 0, consecutiveFailures: 0, downUntil: 0, requests: 0, failures: 0 };
     });
   }

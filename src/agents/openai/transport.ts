@@ -20,6 +20,23 @@ export interface TransportOptions {
   apiKey: string;
   /** Per-request time-out in ms (time to the response headers, and between body chunks). */
   timeoutMs: number;
+  /** The largest reply body accepted, in bytes (default DEFAULT_MAX_REPLY_BYTES); a longer one is cut off and refused. */
+  maxReplyBytes?: number;
+}
+
+/**
+ * The default cap on one reply's body: 4 MiB. A chat completion of 32k tokens is well under 1 MiB; a server
+ * that sends more is broken or adversarial, and without a cap 50 MB replies drove the harness past 3 GB.
+ */
+export const DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024;
+
+/** The error a reply over the size cap rejects with; the agent records it as the model's failure (`reply_too_large`). */
+export class ReplyTooLargeError extends Error {
+  readonly code = "REPLY_TOO_LARGE";
+  constructor(readonly limit: number) {
+    super(`the reply was larger than ${limit} bytes (--max-reply-mb)`);
+    this.name = "ReplyTooLargeError";
+  }
 }
 
 /** The error a time-out rejects with (fetch transport; undici's own carry code UND_ERR_HEADERS_TIMEOUT). */
@@ -66,13 +83,15 @@ function unwatch(signal: AbortSignal, handler: CollectingHandler): void {
  */
 class CollectingHandler implements Dispatcher.DispatchHandlers {
   private status = 0;
-  private readonly chunks: Buffer[] = [];
+  private chunks: Buffer[] = [];
+  private size = 0;
   private abort: ((reason?: Error) => void) | undefined;
 
   constructor(
     private readonly resolve: (response: TransportResponse) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: AbortSignal | undefined,
+    private readonly maxBytes: number,
   ) {
     if (signal) watch(signal, this);
   }
@@ -93,6 +112,13 @@ class CollectingHandler implements Dispatcher.DispatchHandlers {
   }
 
   onData(chunk: Buffer): boolean {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) {
+      // What arrived is dropped at once; the connection is aborted, and onError rejects with the reason.
+      this.chunks = [];
+      this.abort?.(new ReplyTooLargeError(this.maxBytes));
+      return false;
+    }
     this.chunks.push(chunk);
     return true;
   }
@@ -125,11 +151,15 @@ export function createPoolTransport(baseUrl: string, options: TransportOptions):
     bodyTimeout: options.timeoutMs,
   });
   const headers = ["content-type", "application/json", "accept", "application/json", "authorization", `Bearer ${options.apiKey}`];
+  const maxBytes = options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
   return {
     post(path, body, signal) {
       return new Promise<TransportResponse>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
-        pool.dispatch({ origin: url.origin, path: `${prefix}${path}${query}`, method: "POST", headers, body }, new CollectingHandler(resolve, reject, signal));
+        pool.dispatch(
+          { origin: url.origin, path: `${prefix}${path}${query}`, method: "POST", headers, body },
+          new CollectingHandler(resolve, reject, signal, maxBytes),
+        );
       });
     },
     close: () => pool.close(),
@@ -153,7 +183,7 @@ export function createFetchTransport(baseUrl: string, fetchImpl: typeof fetch, o
           body,
           signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
         });
-        return { status: response.status, text: await response.text() };
+        return { status: response.status, text: await readCapped(response, options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES) };
       } catch (error) {
         if (timeout.signal.aborted && !signal?.aborted) throw timeout.signal.reason;
         throw error;
@@ -163,4 +193,23 @@ export function createFetchTransport(baseUrl: string, fetchImpl: typeof fetch, o
     },
     close: async () => {},
   };
+}
+
+/** A fetch response's body as text, refused (and the rest left unread) past `maxBytes`. */
+export async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new ReplyTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -61,6 +61,7 @@ export interface EvalCommandOptions {
   chatTemplateKwargs?: Record<string, JsonValue>;
   maxTurns?: number;
   timeout?: number;
+  maxReplyMb?: number;
   httpClient?: "undici" | "openai";
   maxRetries?: number;
   resume?: boolean;
@@ -111,6 +112,7 @@ export function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
       sampling,
       ...(options.chatTemplateKwargs ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
       ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
+      ...(options.maxReplyMb !== undefined ? { maxReplyBytes: Math.round(options.maxReplyMb * 1024 * 1024) } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.httpClient ? { client: options.httpClient } : {}),
     };
@@ -258,6 +260,7 @@ const MODEL_ONLY: Array<[keyof EvalCommandOptions, string]> = [
   ["samplingSeed", "--sampling-seed"],
   ["chatTemplateKwargs", "--chat-template-kwargs"],
   ["timeout", "--timeout"],
+  ["maxReplyMb", "--max-reply-mb"],
   ["httpClient", "--http-client"],
   ["maxRetries", "--max-retries"],
   ["apiKey", "--api-key"],
@@ -407,7 +410,16 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
       parseJson("--chat-template-kwargs", { object: true, example: '{"enable_thinking": false}' }),
     )
     .option("--max-turns <t>", "turn limit per episode (default: the environment's)", parseInteger("--max-turns", { min: 1 }))
-    .option("--timeout <seconds>", "per-request time-out (default 600)", parseNumber("--timeout", { above: 0 }))
+    .option(
+      "--timeout <seconds>",
+      "per-request time-out (default 180); a call fails after two time-outs, so a hung server fails its episode within minutes",
+      parseNumber("--timeout", { above: 0 }),
+    )
+    .option(
+      "--max-reply-mb <mb>",
+      "largest model reply accepted, in MiB (default 4); a longer one ends the episode as reply_too_large, the model's failure",
+      parseNumber("--max-reply-mb", { above: 0, max: 1024 }),
+    )
     .option(
       "--http-client <client>",
       "undici (default: pooled, fastest) or openai (the official openai npm client)",

@@ -209,6 +209,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     replay: replayHook(domain),
     exports: { "tau2-sft": tau2SftExporter(() => toolSchemas(domain, "assistant")), "tau2-results": tau2ResultsExporter(domain) },
     summary: tau2Summary,
+    // tau2's runner records an LLM error (a context overflow included) as an infrastructure error after its retries.
+    modelFailures: "errored",
     trialSeeds: tau2TrialSeeds,
     defaultSeed: TAU2_DEFAULT_SEED,
   });

@@ -90,7 +90,15 @@ export interface Report {
   mismatches: Mismatch[];
   mismatchAllowed: boolean;
   errored: Array<{ benchmark: string; model: string; id: string; code: string; message: string }>;
+  /**
+   * Scored episodes that ended on a model failure the server reported (context overflow, content filter, a
+   * reply over the cap), per run and termination: in the means, as the model's failures.
+   */
+  modelFailures: Array<{ benchmark: string; model: string; termination: string; count: number }>;
 }
+
+/** Terminations of an episode its model failed through its server's answer (scored, never errored). */
+export const MODEL_FAILURE_TERMINATIONS = ["prompt_too_long", "content_filter", "reply_too_large"];
 
 /** The value of one metric in a result: `reward` is the total, anything else a key of `metrics`. */
 function metricValue(result: ResultRecord, metric: string): number | undefined {
@@ -327,6 +335,14 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
         message: result.error?.message ?? "no error record",
       })),
   );
+  const modelFailures = inputs.runs.flatMap((run) =>
+    MODEL_FAILURE_TERMINATIONS.map((termination) => ({
+      benchmark: run.metadata.benchmark,
+      model: run.metadata.model.label,
+      termination,
+      count: run.results.filter((result) => result.status === "scored" && result.termination === termination).length,
+    })).filter((entry) => entry.count > 0),
+  );
   return {
     schemaVersion: 1,
     createdAt: new Date().toISOString(),
@@ -340,5 +356,6 @@ export function buildReport(inputs: LoadedInputs, options: { allowMismatch?: boo
     mismatches,
     mismatchAllowed: mismatches.length > 0 && (options.allowMismatch ?? false),
     errored,
+    modelFailures,
   };
 }

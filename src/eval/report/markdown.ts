@@ -184,8 +184,25 @@ export function renderGeneration(report: Report): string {
 }
 
 export function renderErrored(report: Report): string {
-  if (report.errored.length === 0) return "None: every episode was scored.";
-  return report.errored.map((entry) => `- ${entry.benchmark} / ${entry.model} / \`${entry.id}\`: ${entry.code}: ${escapeCell(entry.message)}`).join("\n");
+  const failures = report.modelFailures ?? [];
+  const scoredFailures = failures.map(
+    (entry) =>
+      `- ${entry.benchmark} / ${entry.model}: ${entry.count} episode${entry.count === 1 ? "" : "s"} ended as ${entry.termination} (the model's failure, scored)`,
+  );
+  if (report.errored.length === 0) return [...scoredFailures, "None: every episode was scored."].join("\n");
+  // A model failure that is errored here was left out by the benchmark's own rule (tau2: an LLM error is an infrastructure error).
+  const leftOut = report.errored.filter((entry) => entry.code.startsWith("MODEL_"));
+  const byRule =
+    leftOut.length > 0
+      ? [
+          `${leftOut.length} of the ${report.errored.length} errored episodes are model failures (${[...new Set(leftOut.map((entry) => entry.code))].join(", ")}) that the benchmark's own runner records as infrastructure errors, so they are left out of its means as it does.`,
+        ]
+      : [];
+  return [
+    ...scoredFailures,
+    ...byRule,
+    ...report.errored.map((entry) => `- ${entry.benchmark} / ${entry.model} / \`${entry.id}\`: ${entry.code}: ${escapeCell(entry.message)}`),
+  ].join("\n");
 }
 
 export function renderMarkdown(report: Report): string {
