@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -11,15 +9,8 @@ import { createReport } from "../src/eval/report/index.ts";
 import { runEpisode } from "../src/rollout/run-episode.ts";
 import { memoryStream } from "../src/cli/io.ts";
 import { runEvaluation } from "../src/eval/run-evaluation.ts";
-import {
-  MODEL_FAULTS,
-  TRANSPORT_FAULTS,
-  mockOracleResponder,
-  startFaultServer,
-  type ChatRequestBody,
-  type FaultServer,
-  type ScriptedReply,
-} from "../src/testing/fault-server.ts";
+import { MODEL_FAULTS, TRANSPORT_FAULTS, mockOracleResponder, startFaultServer, type ChatRequestBody, type FaultServer } from "../src/testing/fault-server.ts";
+import { startAnsweringServer, toolReply, type Answer } from "../src/testing/answering-server.ts";
 
 /** Which format-error kind each injected model fault must produce (one each). */
 const EXPECTED_KIND: Record<(typeof MODEL_FAULTS)[number], string> = {
@@ -181,47 +172,6 @@ describe("eval harness under injected faults", () => {
     assert.ok(!lines.some((line) => line.includes("sk-secret")));
   }
 });
-
-/** What a scripted model server answers one chat request with: a status and body, or nothing (a hung server). */
-type Answer = { status: number; body: string } | "hang";
-
-/** A chat-completions server answering each request by `answer` (faults a real server cannot be made to produce). */
-async function startAnsweringServer(answer: (body: ChatRequestBody) => Answer): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      if (request.method === "GET") return void response.writeHead(200).end(JSON.stringify({ data: [{ id: "scripted" }] }));
-      const reply = answer(JSON.parse(Buffer.concat(chunks).toString("utf8")) as ChatRequestBody);
-      if (reply === "hang") return;
-      response.writeHead(reply.status, { "content-type": "application/json" }).end(reply.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function toolReply(reply: ScriptedReply, extra: Record<string, unknown> = {}): string {
-  const calls = "toolCalls" in reply ? reply.toolCalls : [];
-  const tool_calls = calls.map((call, position) => ({
-    id: `call_${position}`,
-    type: "function",
-    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-  }));
-  return JSON.stringify({
-    id: "x",
-    object: "chat.completion",
-    choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls }, finish_reason: "tool_calls" }],
-    ...extra,
-  });
-}
 
 /** The key of the mock task a request is about; tasks whose key has an even first character code ramble. */
 function rambles(body: ChatRequestBody): boolean {

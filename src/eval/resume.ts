@@ -43,15 +43,30 @@ export interface ResumedRun {
   previous: ResultDigest[];
   /** What the results reader worked around (a torn last line of the killed run, skipped lines). */
   notes: string[];
+  /** Errored episodes taken out of the run to be played again (0 with `keepErrored`). */
+  rerun: number;
 }
 
 /**
  * Finds the run to continue (`runId` under `parent`, else the newest) and reads what it has done. Its
- * task set, sample count, model and generation path must be the ones asked for now; a run directory
- * that does not exist yet means there is nothing to resume (undefined).
+ * task set, sample count, model and generation path must be the ones asked for now. No run under `parent`
+ * means there is nothing to resume (undefined: a new run starts); a `runId` that names no run is refused
+ * (RESUME_NOT_FOUND, a typo would otherwise start a new full run).
  */
-export function findRunToResume(parent: string, runId: string | undefined, wanted: RunDescription): ResumedRun | undefined {
+export function findRunToResume(
+  parent: string,
+  runId: string | undefined,
+  wanted: RunDescription,
+  options: { keepErrored?: boolean; readResults?: boolean } = {},
+): ResumedRun | undefined {
   const directory = runId ? join(parent, checkPathComponent("--run-id", runId)) : newestRun(parent);
+  if (runId && directory && !existsSync(join(directory, METADATA_FILE))) {
+    const others = existsSync(parent) ? readdirSync(parent).filter((name) => existsSync(join(parent, name, METADATA_FILE))) : [];
+    throw new UsageError({
+      code: "RESUME_NOT_FOUND",
+      message: `no run ${runId} to resume under ${parent}${others.length > 0 ? ` (runs there: ${others.sort().slice(-5).join(", ")})` : ""}; check --run-id, or drop --resume to start a new run`,
+    });
+  }
   if (!directory || !existsSync(join(directory, METADATA_FILE))) return undefined;
   const existing = readMetadata(directory);
   if (
@@ -66,8 +81,15 @@ export function findRunToResume(parent: string, runId: string | undefined, wante
       message: `cannot resume ${directory}: it was run with different ${fields.length > 0 ? fields.join(", ") : `settings (generation fingerprint ${existing.generation.fingerprint})`}; use the same options, or drop --resume to start a new run`,
     });
   }
-  const { results, notes } = readResultsForResume(join(directory, RESULTS_FILE), digestOf);
   const metadata: RunMetadata = { ...existing, status: "running", finishedAt: null };
   delete metadata.failure;
-  return { directory, metadata, previous: results, notes };
+  // A check before the run (checkEvaluation), or a caller that takes the run's lock first, reads nothing yet.
+  if (options.readResults === false) return { directory, metadata, previous: [], notes: [], rerun: 0 };
+  return { directory, metadata, ...readResumedResults(directory, options) };
+}
+
+/** The episodes a resumed run has on disk (errored ones taken out to be rerun unless `keepErrored`); call it holding the run's lock. */
+export function readResumedResults(directory: string, options: { keepErrored?: boolean } = {}): Pick<ResumedRun, "previous" | "notes" | "rerun"> {
+  const { results, notes, rerun } = readResultsForResume(join(directory, RESULTS_FILE), digestOf, { rerunErrored: !options.keepErrored });
+  return { previous: results, notes, rerun };
 }

@@ -6,12 +6,13 @@ import type { RunMetadata, RunSummary } from "../runs/schemas.ts";
 import { existsSync } from "node:fs";
 import { checkPathComponent } from "../runs/identity.ts";
 import { createRun, newRunMetadata, openResults, runDirectory, runExistsError, runParent, writeMetadata, type ResultsWriter } from "../runs/writer.ts";
-import { prepareModel, type ModelSpec } from "./agent-factory.ts";
+import { prepareModel, type ModelSpec, type PreparedModel } from "./agent-factory.ts";
+import { checkRunUnlocked, lockRun, type RunLock } from "../runs/lock.ts";
 import { summaryEpisodeOf } from "./benchmark-summary.ts";
 import { completeRun, markRunFailed } from "./completion.ts";
 import { pendingEpisodes, playEpisode } from "./episode.ts";
 import { createProgress, type ProgressStream } from "./progress.ts";
-import { findRunToResume } from "./resume.ts";
+import { findRunToResume, readResumedResults } from "./resume.ts";
 import { describeRun, type EvaluationRow } from "./run-metadata.ts";
 import { RunTotals } from "./summary.ts";
 import { runOnThreads } from "./thread-pool.ts";
@@ -34,6 +35,8 @@ export interface RunEvaluationOptions {
    */
   workers?: number;
   resume?: boolean;
+  /** With `resume`: keep the run's errored episodes instead of playing them again. */
+  keepErrored?: boolean;
   runId?: string;
   /** Where the progress bar is drawn (none without a stream). */
   progress?: ProgressStream;
@@ -63,20 +66,32 @@ export function checkEpisodeCount(envId: string, n: number, samples: number): vo
 }
 export { defaultWorkers, MAX_WORKERS } from "./thread-pool.ts";
 
-/** The run directory to write into: the one to resume, or a new one. */
+/**
+ * The run directory to write into, locked for this process: the one to resume (its results read once the
+ * lock is held, so a second writer never rewrites them), or a new one.
+ */
 function openRunDirectory(row: EvaluationRow, model: ReturnType<typeof prepareModel>, options: RunEvaluationOptions) {
   const root = options.out ?? "runs";
   const description = describeRun(row, model);
   if (options.resume) {
-    const resumed = findRunToResume(runParent(root, row.env.id, model.label), options.runId, description);
-    if (resumed) {
-      writeMetadata(resumed.directory, resumed.metadata);
-      return { ...resumed, results: openResults(resumed.directory) };
+    const found = findRunToResume(runParent(root, row.env.id, model.label), options.runId, description, { readResults: false });
+    if (found) {
+      const lock = lockRun(found.directory);
+      try {
+        const resumed = { ...found, ...readResumedResults(found.directory, { keepErrored: options.keepErrored }) };
+        if (lock.note) resumed.notes.push(lock.note);
+        writeMetadata(resumed.directory, resumed.metadata);
+        return { ...resumed, results: openResults(resumed.directory), lock };
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
     }
   }
   const metadata = newRunMetadata(description, options.runId);
   const { directory, results } = createRun(root, metadata);
-  return { directory, metadata, results, previous: [] as ResultDigest[], notes: [] as string[] };
+  const lock = lockRun(directory);
+  return { directory, metadata, results, previous: [] as ResultDigest[], notes: [] as string[], rerun: 0, lock };
 }
 
 /**
@@ -104,7 +119,10 @@ export async function checkEvaluation(options: Pick<RunEvaluationOptions, "rows"
           });
         planned.add(directory);
         if (!options.resume && existsSync(directory)) throw runExistsError(directory);
-        if (options.resume) findRunToResume(runParent(root, row.env.id, model.label), options.runId, describeRun(row, model));
+        if (options.resume) {
+          const found = findRunToResume(runParent(root, row.env.id, model.label), options.runId, describeRun(row, model), { readResults: false });
+          if (found) checkRunUnlocked(found.directory);
+        }
       } finally {
         await model.pool?.close();
       }
@@ -115,7 +133,7 @@ export async function checkEvaluation(options: Pick<RunEvaluationOptions, "rows"
 /** Runs one (row, model) pair into its run directory. */
 async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluationOptions): Promise<RunSummary> {
   const model = prepareModel(spec, row.env);
-  let run: { directory: string; metadata: RunMetadata; results: ResultsWriter; previous: ResultDigest[]; notes: string[] };
+  let run: { directory: string; metadata: RunMetadata; results: ResultsWriter; previous: ResultDigest[]; notes: string[]; rerun: number; lock: RunLock };
   try {
     run = openRunDirectory(row, model, options);
   } catch (error) {
@@ -167,12 +185,30 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   } catch (error) {
     // Every started episode has settled (the pool waits for them), so nothing writes after the close below.
     markRunFailed(directory, metadata, error);
+    run.lock.release();
     throw error;
   } finally {
     results.close();
     progress.stop();
     await model.pool?.close();
   }
+  try {
+    return finishOne(row, model, run, totals, total, threaded);
+  } finally {
+    run.lock.release();
+  }
+}
+
+/** Writes the end of one run (interrupted, or complete with its summary) while its lock is still held. */
+function finishOne(
+  row: EvaluationRow,
+  model: PreparedModel,
+  run: { directory: string; metadata: RunMetadata; previous: ResultDigest[]; notes: string[]; rerun: number },
+  totals: RunTotals,
+  total: number,
+  threaded: Awaited<ReturnType<typeof runOnThreads>> | undefined,
+): RunSummary {
+  const { directory, metadata } = run;
   const identity = {
     dir: directory,
     runId: metadata.runId,
@@ -181,6 +217,7 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     model: model.label,
     total,
     resumedFrom: run.previous.length,
+    ...(run.rerun > 0 ? { rerun: run.rerun } : {}),
   };
   // Stopped early on request: the run says so, to be resumed; summary.json waits for the end.
   if (totals.count !== total) {

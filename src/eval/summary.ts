@@ -64,7 +64,7 @@ export class RunTotals {
    * first, tasks in order), with the report's seed: summary.json and `toolgym report` agree.
    */
   summary(
-    identity: Pick<RunSummary, "dir" | "runId" | "env" | "benchmark" | "model" | "total" | "resumedFrom">,
+    identity: Pick<RunSummary, "dir" | "runId" | "env" | "benchmark" | "model" | "total" | "resumedFrom" | "rerun">,
     status: RunStatus,
     notes: string[] = [],
   ): RunSummary {

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync, readdirSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ZodType } from "zod";
 import { DataError } from "../core/index.ts";
@@ -176,11 +176,25 @@ export function readRun(directory: string): LoadedRun {
 
 /**
  * Reads results.jsonl for --resume and readies it for appending: a torn last line is cut off, a missing
- * final newline is added. Returns each result (first line per id) and the reader's notes.
+ * final newline is added. Returns each result (first line per id) and the reader's notes. With
+ * `rerunErrored`, errored episodes are taken out of the file (rewritten beside it and renamed, so a kill
+ * leaves the old file or the new one) and out of the results, to be played again; `rerun` counts them.
  */
-export function readResultsForResume<T>(path: string, digest: (record: ResultRecord) => T): { results: T[]; notes: string[] } {
+export function readResultsForResume<T>(
+  path: string,
+  digest: (record: ResultRecord) => T,
+  options: { rerunErrored?: boolean } = {},
+): { results: T[]; notes: string[]; rerun: number } {
   const results: T[] = [];
-  const scan = scanResults(path, (record) => {
+  const errored = new Set<number>();
+  const codes: Record<string, number> = {};
+  const scan = scanResults(path, (record, line) => {
+    if (options.rerunErrored && record.status === "errored") {
+      errored.add(line);
+      const code = record.error?.code ?? "UNKNOWN";
+      codes[code] = (codes[code] ?? 0) + 1;
+      return;
+    }
     results.push(digest(record));
   });
   if (existsSync(path)) {
@@ -192,7 +206,33 @@ export function readResultsForResume<T>(path: string, digest: (record: ResultRec
       closeSync(fd);
     }
   }
-  return { results, notes: scan.notes };
+  if (errored.size > 0) {
+    dropLines(path, errored);
+    const summary = Object.entries(codes)
+      .map(([code, count]) => `${code} ×${count}`)
+      .join(", ");
+    scan.notes.push(`reran ${errored.size} errored episode${errored.size === 1 ? "" : "s"} (${summary}); --keep-errored keeps them`);
+  }
+  return { results, notes: scan.notes, rerun: errored.size };
+}
+
+/** Rewrites a file without the given 1-based line numbers: written beside it, synced and renamed over it. */
+function dropLines(path: string, drop: ReadonlySet<number>): void {
+  const temporary = `${path}.${process.pid}.rewrite`;
+  const out = openSync(temporary, "w");
+  try {
+    let number = 0;
+    forEachLine(path, (bytes, _start, terminated) => {
+      number++;
+      if (drop.has(number)) return true;
+      writeSync(out, bytes);
+      if (terminated) writeSync(out, "\n");
+      return true;
+    });
+  } finally {
+    closeSync(out);
+  }
+  renameSync(temporary, path);
 }
 
 /** Run directories (those holding a metadata file) at or below `directory`, at most `depth` levels down, in name order. */

@@ -110,8 +110,10 @@ export const RunSummarySchema = z
     total: count,
     scored: count,
     errored: count,
-    /** Episodes already on disk when the run started (--resume). */
+    /** Episodes already on disk when the run started (--resume): scored ones, and errored ones kept with --keep-errored. */
     resumedFrom: count,
+    /** Errored episodes from before --resume that were played again (absent when none were). */
+    rerun: count.optional(),
     /** Mean reward over tasks (each task's scored samples averaged first) with its 95% bootstrap CI. */
     mean: z.number().nullable(),
     ciLow: z.number().nullable(),

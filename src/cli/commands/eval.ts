@@ -65,6 +65,7 @@ export interface EvalCommandOptions {
   httpClient?: "undici" | "openai";
   maxRetries?: number;
   resume?: boolean;
+  keepErrored?: boolean;
   runId?: string;
   suite?: string;
   dataDir?: string;
@@ -230,9 +231,13 @@ function ownSummaryLines(summaries: readonly RunSummary[]): string {
 
 /** Exit code and messages after the runs: every episode errored is a failure, with the reasons. */
 export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: boolean): number {
-  const directories = summaries.map(
-    (summary) => `  ${summary.dir}${summary.resumedFrom > 0 ? `  (resumed: ${summary.resumedFrom} episodes were already done)` : ""}`,
-  );
+  const directories = summaries.map((summary) => {
+    const resumed = [
+      ...(summary.resumedFrom > 0 ? [`${summary.resumedFrom} episodes were already done`] : []),
+      ...(summary.rerun ? [`${summary.rerun} errored episodes were played again`] : []),
+    ];
+    return `  ${summary.dir}${resumed.length > 0 ? `  (resumed: ${resumed.join("; ")})` : ""}`;
+  });
   io.stdout.write(`${formatSummaryTable(summaries)}\n${ownSummaryLines(summaries)}\nruns:\n${directories.join("\n")}\n`);
   // Run notes (records skipped while loading data, lines the resume reader worked around) are in summary.json too.
   for (const summary of summaries) for (const note of summary.notes) io.stderr.write(`toolgym: note: ${summary.benchmark} / ${summary.model}: ${note}\n`);
@@ -282,6 +287,7 @@ const SUITE_DEFINED: Array<[keyof EvalCommandOptions, string]> = [
   ["userChatTemplateKwargs", "--user-chat-template-kwargs"],
   ["judgeChatTemplateKwargs", "--judge-chat-template-kwargs"],
   ["resume", "--resume"],
+  ["keepErrored", "--keep-errored"],
   ["runId", "--run-id"],
   ["workers", "--workers"],
 ];
@@ -304,6 +310,8 @@ export function checkEvalOptions(options: EvalCommandOptions): void {
         message: `${ignored.join(", ")} ${ignored.length > 1 ? "apply" : "applies"} only to a model behind a server (--model); a scripted agent plays without ${ignored.length > 1 ? "them" : "it"}: drop ${ignored.length > 1 ? "them" : "it"} or pass --model`,
       });
   }
+  if (options.keepErrored && !options.resume)
+    throw new UsageError({ code: "OPTION_CONFLICT", message: "--keep-errored applies to --resume (a new run has no errored episodes to keep); add --resume or drop it" });
   if (options.suite) {
     const ignored = given(SUITE_DEFINED);
     if (ignored.length > 0)
@@ -350,6 +358,7 @@ export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Pr
     concurrency: options.concurrency,
     workers: options.workers ?? defaultWorkers(),
     resume: options.resume,
+    ...(options.keepErrored ? { keepErrored: true } : {}),
     runId: options.runId,
     quiet: options.quiet,
     progress: io.stderr as NodeJS.WritableStream,
@@ -431,7 +440,8 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
       parseInteger("--max-retries", { min: 0, max: 100 }),
     )
     .option("--out <dir>", "root of the run directories (default runs)", parseText("--out"))
-    .option("--resume", "continue the newest run with the same options: finished episodes are kept, the rest rerun")
+    .option("--resume", "continue the newest run with the same options: scored episodes are kept; errored and unplayed ones are played")
+    .option("--keep-errored", "with --resume: keep the run's errored episodes instead of playing them again")
     .option("--run-id <id>", "run id (directory name) to create or, with --resume, to continue", parseText("--run-id"))
     .option("--quiet", "no progress bar")
     .option("--suite <name|file>", "run a suite: seed-card, quick, an environment id, or a .json/.yaml file (toolgym list suites)", parseText("--suite"))
