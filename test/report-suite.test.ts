@@ -95,7 +95,11 @@ describe("suites: quick with the scripted agents, then the card", () => {
 
   it("a row whose environment is not registered stays in the report and says so", async () => {
     const yamlFile = join(root, "future.yaml");
-    writeFileSync(yamlFile, "name: future\nrows:\n  - benchmark: lookup\n    env: mock\n    n: 3\n  - benchmark: future\n    env: not_built_yet\n    n: 2\n");
+    // `planned: true`: an environment not built yet, on purpose (an unknown env without it is a typo, exit 2).
+    writeFileSync(
+      yamlFile,
+      "name: future\nrows:\n  - benchmark: lookup\n    env: mock\n    n: 3\n  - benchmark: future\n    env: not_built_yet\n    planned: true\n    n: 2\n",
+    );
     const out = join(root, "future");
     assert.equal((await runCli(["eval", "--suite", yamlFile, "--out", out, "--quiet"])).code, 0);
     const reported = await runCli(["report", out]);

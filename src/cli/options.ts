@@ -126,6 +126,16 @@ export function requireDirectory(name: string, path: string): string {
   return path;
 }
 
+/**
+ * `--out DIR` of a command that writes a tree of files (eval, a suite, the pipeline): a path that exists as a
+ * file is the user's mistake (exit 2) before anything runs, not a failed mkdir inside the run.
+ */
+export function requireOutputDirectory(name: string, path: string): string {
+  if (existsSync(path) && !statSync(path).isDirectory())
+    throw new UsageError({ code: "OUT_NOT_DIRECTORY", message: `${name} '${path}' is a file; give a directory (it will hold the runs), or remove the file` });
+  return path;
+}
+
 /** An input file option, checked when parsed. */
 export function parseInputFile(name: string) {
   return (value: string): string => requireInputFile(name, value);

@@ -73,13 +73,46 @@ function readDone(directory: string): { seconds: number } | undefined {
   return JSON.parse(readFileSync(path, "utf8")) as { seconds: number };
 }
 
+/** The stages whose outputs a stage reads (a stage its config skips is no prerequisite). */
+const NEEDS: Record<StageName, StageName[]> = {
+  data: [],
+  sft: ["data"],
+  baseline: ["data"],
+  "eval-pre": ["sft"],
+  grpo: ["data", "sft"],
+  "eval-post": ["grpo", "baseline"],
+  card: ["eval-pre"],
+};
+
+/**
+ * With --only: every stage a chosen stage reads has finished in `out` or is chosen too, else a usage error
+ * naming the stage to run first (instead of a traceback from the stage that found no model or data).
+ */
+export function checkStageOrder(options: Pick<PipelineOptions, "config" | "out" | "only">): void {
+  if (!options.only) return;
+  for (const stage of options.only) {
+    for (const need of NEEDS[stage]) {
+      const skipped = PIPELINE_STAGES.find((candidate) => candidate.name === need)?.skipReason(options.config);
+      if (skipped || options.only.includes(need) || readDone(join(options.out, need))) continue;
+      throw new UsageError({
+        code: "STAGE_NOT_READY",
+        message: `--only ${stage}: it reads the ${need} stage's output, which ${options.out} does not have; run --only ${need},${stage} (or the whole pipeline) first`,
+      });
+    }
+  }
+}
+
 /** Refuses to mix two pipelines in one directory, and a resume with a different config. */
 function prepareOutput(options: PipelineOptions): void {
   const configPath = join(options.out, CONFIG_FILE);
   const current = `${JSON.stringify(options.config, null, 2)}\n`;
   if (existsSync(configPath)) {
-    if (!options.resume && !options.only)
-      throw new UsageError({ code: "PIPELINE_EXISTS", message: `${options.out} already holds a pipeline run; pass --resume to continue it or another --out` });
+    // --only too: rerunning a stage of a finished run rewrites it, which only --resume may do.
+    if (!options.resume)
+      throw new UsageError({
+        code: "PIPELINE_EXISTS",
+        message: `${options.out} already holds a pipeline run; pass --resume to continue it (with --only to rerun those stages) or another --out`,
+      });
     if (readFileSync(configPath, "utf8") !== current)
       throw new UsageError({
         code: "PIPELINE_CONFIG_CHANGED",
@@ -96,6 +129,7 @@ function prepareOutput(options: PipelineOptions): void {
  * (the failed stage says so), then rethrows.
  */
 export async function runPipeline(options: PipelineOptions): Promise<PipelineSummary> {
+  checkStageOrder(options);
   prepareOutput(options);
   const python = options.python ?? resolvePython();
   const records: StageRecord[] = [];
@@ -118,7 +152,8 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineSum
       records.push({ name: stage.name, status: done ? "resumed" : "not run", seconds: done?.seconds ?? 0 });
       continue;
     }
-    if (done && options.resume) {
+    // A stage named by --only runs again even when done; the others a resumed run finished are kept.
+    if (done && options.resume && !options.only) {
       records.push({ name: stage.name, status: "resumed", seconds: done.seconds });
       say(`${stage.name}: already complete, skipped (--resume)`);
       continue;

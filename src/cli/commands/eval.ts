@@ -23,6 +23,7 @@ import {
   parseNumber,
   parseText,
   requireHttpUrl,
+  requireOutputDirectory,
   resolveSplit,
   splitList,
 } from "../options.ts";
@@ -311,7 +312,10 @@ export function checkEvalOptions(options: EvalCommandOptions): void {
       });
   }
   if (options.keepErrored && !options.resume)
-    throw new UsageError({ code: "OPTION_CONFLICT", message: "--keep-errored applies to --resume (a new run has no errored episodes to keep); add --resume or drop it" });
+    throw new UsageError({
+      code: "OPTION_CONFLICT",
+      message: "--keep-errored applies to --resume (a new run has no errored episodes to keep); add --resume or drop it",
+    });
   if (options.suite) {
     const ignored = given(SUITE_DEFINED);
     if (ignored.length > 0)
@@ -329,6 +333,7 @@ export function checkEvalOptions(options: EvalCommandOptions): void {
 
 export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Promise<number> {
   checkEvalOptions(options);
+  if (options.out !== undefined) requireOutputDirectory("--out", options.out);
   const models = modelSpecs(options);
   if (options.suite) {
     await checkServers(models, options, io);

@@ -5,9 +5,9 @@ import type { StageName } from "../../pipeline/config.ts";
 import { parsePipelineConfig, readPipelineConfig, type PipelineConfig } from "../../pipeline/config.ts";
 import { PRESET_NAMES, presetConfig } from "../../pipeline/presets.ts";
 import { checkPipelinePython } from "../../pipeline/python-check.ts";
-import { describePipeline, parseStages, runPipeline } from "../../pipeline/run-pipeline.ts";
+import { checkStageOrder, describePipeline, parseStages, runPipeline } from "../../pipeline/run-pipeline.ts";
 import type { CommandContext } from "../io.ts";
-import { parseChoice, parseText, requireInputFile } from "../options.ts";
+import { parseChoice, parseText, requireInputFile, requireOutputDirectory } from "../options.ts";
 
 interface PipelineCommandOptions {
   preset?: string;
@@ -58,8 +58,9 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
       if (options.preset && options.config) throw new UsageError({ code: "OPTION_CONFLICT", message: "pass --preset or --config, not both" });
       const given = options.config ? readPipelineConfig(requireInputFile("--config", options.config)) : presetConfig(options.preset ?? "smoke");
       const config = withEvalOptions(given, options);
-      const out = resolve(options.out ?? `runs/pipeline-${config.preset}`);
+      const out = requireOutputDirectory("--out", resolve(options.out ?? `runs/pipeline-${config.preset}`));
       if (options.dryRun) return void io.stdout.write(describePipeline({ config, out, ...(options.only ? { only: options.only } : {}) }));
+      checkStageOrder({ config, out, ...(options.only ? { only: options.only } : {}) });
       checkPipelinePython();
       const summary = await runPipeline({
         config,

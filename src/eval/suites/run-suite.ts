@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { UsageError, parseConfig, type AnyEnvironment } from "../../core/index.ts";
 import { ENVIRONMENTS } from "../../envs/registry.ts";
@@ -65,6 +65,11 @@ function checkDataFiles(row: SuiteRow): void {
   const file = seedDataFiles()[row.env];
   const dataDir = row.config.data_dir;
   if (!file || typeof dataDir !== "string") return;
+  if (!existsSync(dataDir) || !statSync(dataDir).isDirectory())
+    throw new UsageError({
+      code: "SUITE_DATA_MISSING",
+      message: `${row.benchmark}: data_dir '${dataDir}' is not a directory; pass --data-dir with the official dev files`,
+    });
   if (!existsSync(join(dataDir, file))) {
     throw new UsageError({
       code: "SUITE_DATA_MISSING",
@@ -104,10 +109,22 @@ export async function runSuite(options: {
   const registered = ENVIRONMENTS as Record<string, AnyEnvironment>;
   const prepared = options.suite.rows.map((row) => {
     const env = Object.hasOwn(registered, row.env) ? registered[row.env] : undefined;
+    if (!env && !row.planned)
+      throw new UsageError({
+        code: "ENV_UNKNOWN",
+        message: `suite ${options.suite.name}, row ${row.benchmark}: unknown environment '${row.env}'; available: ${Object.keys(registered).join(", ")} (mark a row for an environment not built yet with planned: true)`,
+      });
     if (!env) return { row, env: undefined, config: undefined, split: row.split ?? "" };
     checkDataFiles(row);
     return { row, env, config: parseConfig(env.id, env.configSchema, row.config), split: row.split ?? env.defaultSplit };
   });
+  // One suite per --out: a second would overwrite suite.json, and a report over the folder would mix both.
+  const existing = join(options.out, SUITE_MANIFEST);
+  if (existsSync(existing))
+    throw new UsageError({
+      code: "OUT_EXISTS",
+      message: `${options.out} already holds a suite run (${existing}); pass another --out (each suite run gets its own folder)`,
+    });
   mkdirSync(options.out, { recursive: true });
   const manifest: SuiteManifest = {
     schemaVersion: 1,

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { DataError } from "../../core/index.ts";
+import { UsageError } from "../../core/index.ts";
 
 /**
  * A suite is a named list of benchmark rows. Each row runs one environment with one config on `n` tasks
@@ -23,6 +23,11 @@ export const suiteRowSchema = z.strictObject({
   metrics: z.array(z.string().min(1)).min(1).default(["reward"]),
   /** Scripted policy for runs without --model; defaults to the environment's first genuine policy. */
   agent: z.string().min(1).optional(),
+  /**
+   * A row for an environment this toolgym does not have yet: kept in the report as "environment not available".
+   * Without it an unknown `env` is refused (a typo such as `mokc` must not pass as a row that was not run).
+   */
+  planned: z.boolean().optional(),
 });
 export type SuiteRow = z.infer<typeof suiteRowSchema>;
 
@@ -40,7 +45,7 @@ export function parseSuite(value: unknown, source = "suite"): Suite {
     const names = new Set<string>();
     for (const row of parsed.data.rows) {
       if (names.has(row.benchmark)) {
-        throw new DataError({ code: "SUITE_INVALID", file: source, message: `two rows are named '${row.benchmark}'; give each row a distinct 'benchmark'` });
+        throw new UsageError({ code: "SUITE_INVALID", message: `${source}: two rows are named '${row.benchmark}'; give each row a distinct 'benchmark'` });
       }
       names.add(row.benchmark);
     }
@@ -48,10 +53,10 @@ export function parseSuite(value: unknown, source = "suite"): Suite {
   }
   const issue = parsed.error.issues[0];
   const path = issue ? issue.path.map(String).join(".") : "";
-  throw new DataError({
+  // The suite file is the user's input, like a command line: its mistakes are usage errors (exit 2).
+  throw new UsageError({
     code: "SUITE_INVALID",
-    file: source,
-    message: `${path ? `field '${path}': ` : ""}${issue?.message ?? "invalid suite"}; a suite is {name, rows: [{benchmark, env, config?, split?, n, seed?, metrics?}]}`,
+    message: `${source}: ${path ? `field '${path}': ` : ""}${issue?.message ?? "invalid suite"}; a suite is {name, rows: [{benchmark, env, config?, split?, n, seed?, metrics?}]}`,
   });
 }
 
@@ -61,7 +66,8 @@ export function loadSuiteFile(path: string): Suite {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new DataError({ code: "SUITE_UNREADABLE", file: path, message: `cannot read the suite file (${(error as Error).message})`, cause: error });
+    const reason = (error as NodeJS.ErrnoException).code === "EISDIR" ? "it is a directory; name a .json or .yaml suite file" : (error as Error).message;
+    throw new UsageError({ code: "SUITE_UNREADABLE", message: `--suite ${path}: cannot read the suite file (${reason})` });
   }
   const extension = extname(path).toLowerCase();
   let value: unknown;
@@ -69,7 +75,7 @@ export function loadSuiteFile(path: string): Suite {
     value = extension === ".yaml" || extension === ".yml" ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
     const kind = extension === ".yaml" || extension === ".yml" ? "YAML" : "JSON";
-    throw new DataError({ code: "SUITE_UNREADABLE", file: path, message: `not valid ${kind} (${(error as Error).message})`, cause: error });
+    throw new UsageError({ code: "SUITE_UNREADABLE", message: `${path}: not valid ${kind} (${(error as Error).message.split("\n")[0]})` });
   }
   return parseSuite(value, path);
 }
