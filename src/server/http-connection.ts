@@ -78,15 +78,20 @@ const HEAD_LIMIT = 16 * 1024;
 
 const NOTHING: Buffer = Buffer.alloc(0);
 
+/** blankLineProgress's answer for a line feed without its carriage return: node:http refuses such a head. */
+const BARE_LINE_FEED = 5;
+
 /**
  * How much of a request head's blank line (CR LF CR LF) ends `bytes[start, end)`, continuing from `matched`
- * bytes of it before: 4 once it is complete. Pieces of a head that arrive apart are scanned once each.
+ * bytes of it before: 4 once it is complete, BARE_LINE_FEED at a line feed not after a carriage return (a
+ * head this reader would wait on until its deadline; node:http answers it 400 at once). Pieces of a head
+ * that arrive apart are scanned once each.
  */
 function blankLineProgress(bytes: Uint8Array, start: number, end: number, matched: number): number {
   for (let index = start; index < end && matched < 4; index++) {
     const byte = bytes[index];
     if (byte === 0x0d) matched = matched === 2 ? 3 : 1;
-    else if (byte === 0x0a) matched = matched === 1 ? 2 : matched === 3 ? 4 : 0;
+    else if (byte === 0x0a) matched = matched === 1 ? 2 : matched === 3 ? 4 : BARE_LINE_FEED;
     else matched = 0;
   }
   return matched;
@@ -255,7 +260,9 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           const end = headEnd(data, Math.min(size, HEAD_LIMIT + 4));
           if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
           if (end < 0) {
-            blankLine = blankLineProgress(data, Math.max(0, size - 3), size, 0);
+            // The head so far, scanned once: a bare line feed in it is node:http's to refuse.
+            blankLine = blankLineProgress(data, 0, size, 0);
+            if (blankLine === BARE_LINE_FEED) return handOff();
             return;
           }
           head = parseRequestHead(data, end, options.maxBodyBytes);
@@ -337,7 +344,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       }
       // A request arriving in pieces: each piece is kept as it is and looked at once; they are joined when
       // the head's blank line has come (or the head is too long) and when the body is complete.
-      const headDone = head === undefined && (blankLine = blankLineProgress(chunk, 0, chunk.length, blankLine)) === 4;
+      const headDone = head === undefined && (blankLine = blankLineProgress(chunk, 0, chunk.length, blankLine)) >= 4;
       if (head === undefined ? headDone || size > HEAD_LIMIT : size >= head.total) {
         pieces.push(chunk);
         blankLine = 0;

@@ -157,9 +157,13 @@ export class SessionStore {
     return this.sessions[id]?.id ?? id;
   }
 
-  get(id: unknown): Session {
+  /**
+   * The open session `id` of `client`: a session belongs to the token that created it, and to any other
+   * client it does not exist (404, the same answer as an unknown id, so ids of others cannot be probed).
+   */
+  get(id: unknown, client?: string): Session {
     const session = typeof id === "string" ? this.sessions[id] : undefined;
-    if (!session)
+    if (!session || (client !== undefined && session.client !== client))
       throw badRequest(
         "SESSION_UNKNOWN",
         `unknown or expired session ${JSON.stringify(id)?.slice(0, 60)}; create one with POST /sessions (idle sessions are closed after ${Math.round(this.options.idleMilliseconds / 1000)} s)`,
@@ -174,8 +178,8 @@ export class SessionStore {
    * number repeats the last one is not run again: the stored reply is returned, so a client may resend a call
    * whose answer it lost (a dropped connection) without the tool running twice.
    */
-  call(id: unknown, name: unknown, args: unknown, sequence?: unknown): CallOutcome | Promise<CallOutcome> {
-    const session = this.get(id);
+  call(id: unknown, name: unknown, args: unknown, sequence?: unknown, client?: string): CallOutcome | Promise<CallOutcome> {
+    const session = this.get(id, client);
     if (sequence !== undefined && sequence !== null) {
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1)
         throw badRequest(
@@ -272,8 +276,8 @@ export class SessionStore {
    * it answers `ended_by: null, done: false` with the reward it would get if the agent stopped now
    * (`scored_as: "no_tool_call"`; TRL asks at that point, when the model stops calling tools).
    */
-  async reward(id: unknown, endedBy?: unknown): Promise<RewardOutcome> {
-    const session = this.get(id);
+  async reward(id: unknown, endedBy?: unknown, client?: string): Promise<RewardOutcome> {
+    const session = this.get(id, client);
     if (endedBy !== undefined && (!TERMINATION_REASONS.includes(endedBy as TerminationReason) || endedBy === "errored")) {
       throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${TERMINATION_REASONS.filter((reason) => reason !== "errored").join(", ")}`);
     }
@@ -293,10 +297,10 @@ export class SessionStore {
     return { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, calls: session.calls };
   }
 
-  close(id: unknown): boolean {
+  close(id: unknown, client?: string): boolean {
     if (typeof id !== "string") return false;
     const session = this.sessions[id];
-    if (session === undefined) return false;
+    if (session === undefined || (client !== undefined && session.client !== client)) return false;
     this.remove(session);
     this.counters.sessionsClosed++;
     return true;
