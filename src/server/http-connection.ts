@@ -39,6 +39,10 @@ export interface ConnectionHandlerOptions {
   route(method: string, target: string): Handler;
   /** Whether node:http must answer this request instead (another worker's session); also kept per target. */
   relays?(method: string, target: string): boolean;
+  /** The 401 a request gets before its body is read (`Protocol.refuseEarly`); asked on a connection until it shows an accepted token. */
+  refuseEarly?(method: string, target: string, authorization: string | undefined): Answer | undefined;
+  /** Whether a request's `Authorization` names an accepted client (always, on a server without tokens). */
+  identifies?(authorization: string | undefined): boolean;
   /** The 403 for a request whose `Host` or `Origin` is not allowed (access.ts), else undefined. */
   checkPlace(host: string | undefined, origin: string | undefined): Answer | undefined;
   /** A request's head must arrive within this long of its first byte, trickled or not (default 20 s). */
@@ -148,9 +152,20 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
   });
 
   const maxConnections = options.maxConnections ?? 4096;
+  /** Closes the oldest connection this reader holds that has not authenticated; false when there is none. */
+  const evictUntrusted = (): boolean => {
+    for (const state of open) {
+      if (state.trusted || !state.own) continue;
+      open.delete(state);
+      state.socket.destroy();
+      return true;
+    }
+    return false;
+  };
   const handle = (accepted: Socket): void => {
     // Counted here: an adopted socket is no longer counted by its net.Server (see adopt), so its maxConnections cannot.
-    if (open.size >= maxConnections) return void accepted.destroy();
+    // At the cap, the oldest connection that has not authenticated makes room; without one, the new one goes.
+    if (open.size >= maxConnections && !evictUntrusted()) return void accepted.destroy();
     const adopted = options.sharedReadBuffer === false ? undefined : adopt(accepted, (length, buffer) => onRead(length, buffer));
     const socket = adopted ?? accepted;
     socket.setNoDelay(true);
@@ -164,6 +179,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let waitingToSend = false;
     const state: WatchedConnection = {
       socket,
+      openedSince: Date.now(),
+      trusted: false,
       idleSince: Date.now(),
       busy: false,
       own: true,
@@ -181,6 +198,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
+    /** The last answer closed the connection. */
+    let ended = false;
     let lastMethod = "";
     let lastTarget = NOTHING;
     let lastHandler: Handler | undefined;
@@ -203,9 +222,14 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     };
 
     const answer = (reply: Answer, close: boolean): void => {
+      // A refused client's connection is closed: it must not keep a socket by drawing a 401 now and then.
+      if (reply.status === 401 && !state.trusted) close = true;
       // One string, so one write and one send: the head and body never leave in separate packets.
       socket.write(statusPrefix(reply.status) + reply.bytes + (close ? closing() : keepingAlive()) + reply.text);
-      if (close) socket.end();
+      if (close) {
+        ended = true;
+        socket.end();
+      }
     };
 
     const relayRequest = (request: Buffer): void => {
@@ -267,6 +291,21 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           }
           head = parseRequestHead(data, end, options.maxBodyBytes);
           if (!head) return handOff();
+          // Until a connection shows an accepted token, a request without one is refused before its body is
+          // held, and the connection closed: unauthenticated sockets cannot hold what others need (issue 36).
+          if (!state.trusted && head.plain) {
+            const target = data.toString("latin1", head.targetStart, head.targetEnd);
+            const refusal = options.refuseEarly?.(head.method, target, head.authorization);
+            if (refusal) {
+              buffered = NOTHING;
+              pieces = [];
+              resize(0);
+              head = undefined;
+              answer(refusal, true);
+              return;
+            }
+            state.trusted = options.identifies?.(head.authorization) ?? true;
+          }
         }
         const { total, bodyStart } = head;
         if (size < total) return;
@@ -323,6 +362,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
 
     /** Takes a read; `shared` when it lies in the shared read buffer (kept pieces are then copied out). */
     const onData = (chunk: Buffer, shared = false): void => {
+      // Answered with `Connection: close`: what the client sends after is not held.
+      if (ended) return;
       const now = Date.now();
       state.idleSince = now;
       if (size === 0) {
