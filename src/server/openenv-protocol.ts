@@ -1,5 +1,6 @@
 import { ServerError, ToolgymError, type JsonValue } from "../core/index.ts";
 import { parseObject } from "./answers.ts";
+import { withoutAddresses } from "./external-config.ts";
 import { createSession, type Protocol } from "./protocol.ts";
 import { describeSession, type Session, type SessionStore } from "./session-store.ts";
 
@@ -87,7 +88,7 @@ export class OpenEnvConnection {
     } catch (error) {
       if (error instanceof ServerError) return { frames: [errorFrame(codeFor(error), error.message)], close: false };
       const text = ToolgymError.isInstance(error) ? error.message : String((error as Error)?.message ?? error);
-      return { frames: [errorFrame("EXECUTION_ERROR", text)], close: false };
+      return { frames: [errorFrame("EXECUTION_ERROR", withoutAddresses(text))], close: false };
     }
   }
 

@@ -2,7 +2,7 @@ import { ServerError, type AnyEnvironment } from "../core/index.ts";
 import { createAccess, unauthorizedMessage, type Access } from "./access.ts";
 import { errorAnswer, failure, jsonAnswer, outcomeAnswer, parseConfigText, parseObject, type Answer } from "./answers.ts";
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
-import { resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
+import { checkModelOptions, resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
 import { SessionStore, describeSession, openConversation, type CallOutcome, type Session, type SessionAddress } from "./session-store.ts";
 
 /**
@@ -104,6 +104,7 @@ export function createSession(protocol: Pick<Protocol, "store" | "resources">, b
   const env = store.environment(address.env);
   // Config given as JSON text (dataset rows carry it so) meets the body's JSON checks, depth included.
   if (typeof address.config === "string") address.config = parseConfigText(address.config);
+  checkModelOptions(env, address.config, protocol.resources);
   // The quota before any work starts: a refusal thrown after the work began left its promise unhandled (issue 36).
   store.checkQuota(client);
   const external = resolveExternalConfig(env, address.config, protocol.resources);

@@ -12,7 +12,7 @@ import {
 } from "../core/index.ts";
 import { EpisodeDriver, type CallOutcome as DriverOutcome } from "../rollout/episode-driver.ts";
 import { callRequestProblem } from "../rollout/parse-arguments.ts";
-import { withoutFileText } from "./external-config.ts";
+import { withoutAddresses, withoutFileText } from "./external-config.ts";
 import { SessionQuota } from "./session-quota.ts";
 import type { CallOutcome, EnvCounters, RewardOutcome, ServerCounters, Session, SessionAddress, SessionStoreOptions, SharedTask } from "./session-types.ts";
 
@@ -23,7 +23,11 @@ function badRequest(code: string, message: string, status = 400): ServerError {
 }
 
 function toolFailed(envId: string, name: string, error: unknown): ServerError {
-  return badRequest("TOOL_FAILED", `${envId}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
+  return badRequest(
+    "TOOL_FAILED",
+    `${envId}: tool '${name.slice(0, 80)}' failed on these arguments: ${withoutAddresses(String((error as Error)?.message))}`,
+    422,
+  );
 }
 
 /**
@@ -295,7 +299,7 @@ export class SessionStore {
     try {
       breakdown = (await driver.reward(ending)) as RewardBreakdown;
     } catch (error) {
-      throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${(error as Error).message}`, 422);
+      throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${withoutAddresses(String((error as Error)?.message))}`, 422);
     }
     this.counters.rewards++;
     const counters = this.envCounters(session.env.id);
@@ -372,7 +376,7 @@ export function openConversation(store: SessionStore, session: Session): Session
     (error: unknown) => {
       store.close(session.id);
       const text = ToolgymError.isInstance(error) ? error.message : String((error as Error)?.message ?? error);
-      throw badRequest("OPENING_FAILED", `${session.env.id}: the simulated user could not open the conversation: ${text}`, 502);
+      throw badRequest("OPENING_FAILED", `${session.env.id}: the simulated user could not open the conversation: ${withoutAddresses(text)}`, 502);
     },
   );
 }

@@ -14,7 +14,7 @@ export interface HeldModel {
   close(): Promise<void>;
 }
 
-export async function startHeldModel(opening = "Hi, I need help with my order."): Promise<HeldModel> {
+export async function startHeldModel(opening: string | null = "Hi, I need help with my order."): Promise<HeldModel> {
   const waiting = new Set<ServerResponse>();
   const model: HeldModel = { url: "", bodies: [], held: 0, aborted: 0, close: async () => undefined };
   const server = createServer((request, response) => {
@@ -22,6 +22,11 @@ export async function startHeldModel(opening = "Hi, I need help with my order.")
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       model.bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<string, unknown>);
+      // No opening: every request is refused, as a model server refuses a request it cannot serve.
+      if (opening === null) {
+        response.writeHead(400, { "content-type": "application/json" });
+        return void response.end(JSON.stringify({ error: { message: "model not loaded", type: "BadRequestError" } }));
+      }
       if (model.bodies.length === 1) {
         const reply = {
           id: "x",
