@@ -55,6 +55,18 @@ export interface CallOutcome {
 const AFTER_FINISH = JSON.stringify({ ok: false, error: "the episode has already finished; this call was not executed" });
 const afterTurnLimit = (limit: number) => JSON.stringify({ ok: false, error: `the episode reached its limit of ${limit} turns; this call was not executed` });
 
+/**
+ * Longest format-error message the ledger keeps. Why: a message may quote what the model (or a client of
+ * `toolgym serve`) sent, a 1 MiB tool name say, and the ledger lives as long as the episode (issue 36).
+ */
+export const MAX_FORMAT_ERROR_CHARACTERS = 1000;
+
+function clipped(error: FormatError): FormatError {
+  if (error.message.length <= MAX_FORMAT_ERROR_CHARACTERS) return error;
+  // A copy, not a slice: a slice of a long string may keep the whole string alive.
+  return { kind: error.kind, message: `${Buffer.from(error.message.slice(0, MAX_FORMAT_ERROR_CHARACTERS)).toString()}…` };
+}
+
 const NO_VALIDATORS: ReadonlyMap<string, ArgumentValidator> = new Map();
 
 /**
@@ -125,7 +137,12 @@ export class EpisodeDriver {
   /** Records the assistant's message and the format problems its parser found. */
   recordAssistant(message: AssistantMessage, formatErrors: readonly FormatError[] = []): void {
     this.messages.push(message);
-    this.formatErrors.push(...formatErrors);
+    for (const error of formatErrors) this.note(error);
+  }
+
+  /** Adds a format error to the ledger, its message clipped (MAX_FORMAT_ERROR_CHARACTERS). */
+  private note(error: FormatError): void {
+    this.formatErrors.push(clipped(error));
   }
 
   /** Ends the episode for a reason the environment cannot know (an agent that stopped, a provider failure). */
@@ -150,7 +167,7 @@ export class EpisodeDriver {
           : { content: AFTER_FINISH, isError: true, errorKind: "after_finish", done: true };
       argumentsValue = parsed.ok ? parsed.value : String(call.arguments ?? "");
     } else if (!parsed.ok) {
-      this.formatErrors.push({ kind: "invalid_json_arguments", message: parsed.message });
+      this.note({ kind: "invalid_json_arguments", message: parsed.message });
       const content = JSON.stringify({ ok: false, error: `${parsed.message}. Send the arguments as one JSON object matching the tool's schema.` });
       outcome = { content, isError: true, errorKind: "invalid_json_arguments", done: false };
       argumentsValue = String(call.arguments ?? "");
@@ -164,7 +181,7 @@ export class EpisodeDriver {
   /** Looks the tool up and checks the arguments (the driver's policy), then runs the call or answers the refusal. */
   private execute(name: string, args: unknown): ToolResult {
     if (this.ownArguments) {
-      if (!this.toolNames.has(name)) this.formatErrors.push({ kind: "unknown_tool", message: `unknown tool '${name}'` });
+      if (!this.toolNames.has(name)) this.note({ kind: "unknown_tool", message: `unknown tool '${name}'` });
       return this.answered(this.episode.call(name, args));
     }
     const validator = this.validators.get(name);
@@ -179,13 +196,13 @@ export class EpisodeDriver {
 
   /** A call refused before the episode ran it: one format error, the episode's own answer if it has one. */
   private refuse(call: RejectedCall): ToolResult {
-    this.formatErrors.push({ kind: call.errorKind, message: call.message });
+    this.note({ kind: call.errorKind, message: call.message });
     return this.episode.rejected?.(call) ?? toolError(call.errorKind, call.message);
   }
 
   /** An environment that finds arguments invalid only with its state (a rule across two of them) says so with the error kind. */
   private answered(result: ToolResult): ToolResult {
-    if (result.isError && result.errorKind === "invalid_arguments") this.formatErrors.push({ kind: "invalid_arguments", message: result.content });
+    if (result.isError && result.errorKind === "invalid_arguments") this.note({ kind: "invalid_arguments", message: result.content });
     return result;
   }
 
@@ -235,7 +252,7 @@ export class EpisodeDriver {
   async reply(text: string): Promise<ToolResult | undefined> {
     if (!this.episode.reply || (this.episode.protocol === "tools" && !this.episode.conversational)) return undefined;
     const result = await this.episode.reply(text);
-    if (result.isError && result.errorKind) this.formatErrors.push({ kind: "invalid_action", message: result.content });
+    if (result.isError && result.errorKind) this.note({ kind: "invalid_action", message: result.content });
     if (!this.transcript) return result;
     this.steps.push({
       turn: this.turns,

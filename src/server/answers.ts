@@ -60,7 +60,7 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
  * Parses a request body that must be a JSON object; empty text counts as `{}`, and a leading byte-order
  * mark is dropped (as a Fetch `Request.text()` does). Anything else throws a 400 naming the problem.
  */
-export function parseObject(body: string): Record<string, unknown> {
+export function parseObject(body: string, what = "the request body"): Record<string, unknown> {
   const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
   if (text.trim() === "") return {};
   let value: unknown;
@@ -70,16 +70,26 @@ export function parseObject(body: string): Record<string, unknown> {
     throw new ServerError({
       code: "INVALID_JSON",
       status: 400,
-      message: `the request body is not valid JSON (${(error as Error).message.slice(0, 120)}); send a JSON object`,
+      message: `${what} is not valid JSON (${(error as Error).message.slice(0, 120)}); send a JSON object`,
     });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ServerError({ code: "INVALID_BODY", status: 400, message: "the request body must be a JSON object" });
+    throw new ServerError({ code: "INVALID_BODY", status: 400, message: `${what} must be a JSON object` });
   }
   // Nesting past the limit takes more than two brackets a level: short bodies (most tool calls) are not walked.
   if (text.length > 2 * MAX_JSON_DEPTH && nestsDeeperThan(value, MAX_JSON_DEPTH))
-    throw new ServerError({ code: "JSON_TOO_DEEP", status: 400, message: `the request body nests deeper than ${MAX_JSON_DEPTH} levels; send flat values` });
+    throw new ServerError({ code: "JSON_TOO_DEEP", status: 400, message: `${what} nests deeper than ${MAX_JSON_DEPTH} levels; send flat values` });
   return value as Record<string, unknown>;
+}
+
+/** A session config sent as JSON text: parsed with a body's checks (depth included), so it cannot skip them. */
+export function parseConfigText(text: string): Record<string, unknown> {
+  try {
+    return parseObject(text, "'config' (JSON text)");
+  } catch (error) {
+    if (error instanceof ServerError && error.code !== "JSON_TOO_DEEP") throw new ServerError({ code: "CONFIG_INVALID", status: 400, message: error.message });
+    throw error;
+  }
 }
 
 /**

@@ -18,6 +18,10 @@ export interface WatchedConnection {
   requestSince: number;
   /** Which part of a request it is waiting for, if any. */
   waiting(): "head" | "body" | undefined;
+  /** When it was accepted. */
+  openedSince: number;
+  /** It has sent a request head with an accepted token (or any head, on a server without tokens). */
+  trusted: boolean;
 }
 
 export interface DeadlineOptions {
@@ -29,7 +33,8 @@ export interface DeadlineOptions {
 }
 
 /**
- * Closes connections idle longer than the keep-alive timeout, and answers 408 and closes those whose
+ * Closes connections idle longer than the keep-alive timeout, those that have not authenticated within the
+ * head deadline of their opening, and answers 408 and closes those whose
  * request has not arrived within its deadline, however slowly its bytes trickle in (a deadline reset by
  * each byte lets a slow client hold a connection for ever). One timer for all instead of one per socket.
  * Returns the function that stops it.
@@ -48,6 +53,9 @@ export function sweepDeadlines(open: ReadonlySet<WatchedConnection>, options: De
           state.socket.end(`${statusPrefix(408)}${Buffer.byteLength(timeout)}${options.closing()}${timeout}`);
           state.socket.destroySoon();
         } else if (!state.busy && waiting === undefined && state.idleSince < idleLimit) state.socket.destroy();
+        // A connection that has not shown a token within the head deadline of its opening goes (issue 36: 4,100
+        // idle sockets without one locked every client out).
+        else if (!state.trusted && !state.busy && waiting !== "body" && now - state.openedSince > options.headMilliseconds) state.socket.destroy();
       }
     },
     Math.min(1000, options.keepAliveMilliseconds),

@@ -15,12 +15,15 @@ export interface ServerResources {
   models?: Readonly<Record<string, string>>;
   /** Largest data file a session may load, in bytes (default 1 GiB). */
   maxDataFileBytes?: number;
+  /** Most tokens a client may ask of the operator's models per reply (`*_max_tokens` config keys; default 8192). */
+  maxModelTokens?: number;
 }
 
 export interface ResolvedResources {
   roots: string[];
   models: Record<string, string>;
   maxDataFileBytes: number;
+  maxModelTokens: number;
 }
 
 function refuse(code: string, message: string, status = 400): ServerError {
@@ -41,7 +44,7 @@ export function resolveResources(resources: ServerResources = {}): ResolvedResou
   });
   const models: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, address] of Object.entries(resources.models ?? {})) models[name] = address;
-  return { roots, models, maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3 };
+  return { roots, models, maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3, maxModelTokens: resources.maxModelTokens ?? 8192 };
 }
 
 const within = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
@@ -159,4 +162,53 @@ export function resolveExternalConfig(env: AnyEnvironment, config: unknown, reso
     }
     return rewritten;
   })();
+}
+
+/**
+ * What a client may put in `chat_template_kwargs` for the operator's models: switches of the common chat
+ * templates, never the template itself (`chat_template`) nor anything else a server reads from there.
+ */
+export const CHAT_TEMPLATE_SWITCHES: Readonly<Record<string, (value: unknown) => boolean>> = {
+  enable_thinking: (value) => typeof value === "boolean",
+  thinking: (value) => typeof value === "boolean",
+  reasoning_effort: (value) => value === "low" || value === "medium" || value === "high",
+};
+
+/**
+ * Refuses config values an environment would send to the operator's models as they are (issue 36): a
+ * `*_max_tokens` past the server's bound, and `*_chat_template_kwargs` beyond CHAT_TEMPLATE_SWITCHES. Only
+ * for environments whose config names a model; checked on the client's config before anything starts.
+ */
+export function checkModelOptions(env: AnyEnvironment, config: unknown, resources: ResolvedResources): void {
+  if (!env.externalConfig || !Object.values(env.externalConfig).includes("model")) return;
+  if (typeof config !== "object" || config === null || Array.isArray(config)) return;
+  for (const [key, value] of Object.entries(config as Record<string, unknown>)) {
+    if (value === null || value === undefined) continue;
+    if (key.endsWith("_max_tokens") && typeof value === "number" && value > resources.maxModelTokens)
+      throw refuse(
+        "MODEL_OPTION_REFUSED",
+        `config '${key}' is at most ${resources.maxModelTokens} on this server (the operator's models answer every session)`,
+      );
+    if (!key.endsWith("_chat_template_kwargs") || typeof value !== "object") continue;
+    for (const [name, setting] of Object.entries(value as Record<string, unknown>)) {
+      const allowed = Object.hasOwn(CHAT_TEMPLATE_SWITCHES, name) ? CHAT_TEMPLATE_SWITCHES[name] : undefined;
+      if (!allowed?.(setting))
+        throw refuse(
+          "MODEL_OPTION_REFUSED",
+          `config '${key}' may set only ${Object.keys(CHAT_TEMPLATE_SWITCHES).join(", ")} (booleans; reasoning_effort low, medium or high), not '${name.slice(0, 40)}'`,
+        );
+    }
+  }
+}
+
+/**
+ * An error text from a model endpoint without the endpoint's address: a client names a model by the name
+ * the operator gave it and must not learn where it runs (issue 36: OPENING_FAILED showed host:port).
+ */
+export function withoutAddresses(text: string): string {
+  return text
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi, "<model server>")
+    .replace(/\[[0-9a-f:.]+\](?::\d+)?/gi, "<model server>")
+    .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?/g, "<model server>")
+    .replace(/\blocalhost(?::\d+)?/gi, "<model server>");
 }

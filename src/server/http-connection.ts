@@ -39,6 +39,10 @@ export interface ConnectionHandlerOptions {
   route(method: string, target: string): Handler;
   /** Whether node:http must answer this request instead (another worker's session); also kept per target. */
   relays?(method: string, target: string): boolean;
+  /** The 401 a request gets before its body is read (`Protocol.refuseEarly`); asked on a connection until it shows an accepted token. */
+  refuseEarly?(method: string, target: string, authorization: string | undefined): Answer | undefined;
+  /** Whether a request's `Authorization` names an accepted client (always, on a server without tokens). */
+  identifies?(authorization: string | undefined): boolean;
   /** The 403 for a request whose `Host` or `Origin` is not allowed (access.ts), else undefined. */
   checkPlace(host: string | undefined, origin: string | undefined): Answer | undefined;
   /** A request's head must arrive within this long of its first byte, trickled or not (default 20 s). */
@@ -78,15 +82,20 @@ const HEAD_LIMIT = 16 * 1024;
 
 const NOTHING: Buffer = Buffer.alloc(0);
 
+/** blankLineProgress's answer for a line feed without its carriage return: node:http refuses such a head. */
+const BARE_LINE_FEED = 5;
+
 /**
  * How much of a request head's blank line (CR LF CR LF) ends `bytes[start, end)`, continuing from `matched`
- * bytes of it before: 4 once it is complete. Pieces of a head that arrive apart are scanned once each.
+ * bytes of it before: 4 once it is complete, BARE_LINE_FEED at a line feed not after a carriage return (a
+ * head this reader would wait on until its deadline; node:http answers it 400 at once). Pieces of a head
+ * that arrive apart are scanned once each.
  */
 function blankLineProgress(bytes: Uint8Array, start: number, end: number, matched: number): number {
   for (let index = start; index < end && matched < 4; index++) {
     const byte = bytes[index];
     if (byte === 0x0d) matched = matched === 2 ? 3 : 1;
-    else if (byte === 0x0a) matched = matched === 1 ? 2 : matched === 3 ? 4 : 0;
+    else if (byte === 0x0a) matched = matched === 1 ? 2 : matched === 3 ? 4 : BARE_LINE_FEED;
     else matched = 0;
   }
   return matched;
@@ -143,9 +152,20 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
   });
 
   const maxConnections = options.maxConnections ?? 4096;
+  /** Closes the oldest connection this reader holds that has not authenticated; false when there is none. */
+  const evictUntrusted = (): boolean => {
+    for (const state of open) {
+      if (state.trusted || !state.own) continue;
+      open.delete(state);
+      state.socket.destroy();
+      return true;
+    }
+    return false;
+  };
   const handle = (accepted: Socket): void => {
     // Counted here: an adopted socket is no longer counted by its net.Server (see adopt), so its maxConnections cannot.
-    if (open.size >= maxConnections) return void accepted.destroy();
+    // At the cap, the oldest connection that has not authenticated makes room; without one, the new one goes.
+    if (open.size >= maxConnections && !evictUntrusted()) return void accepted.destroy();
     const adopted = options.sharedReadBuffer === false ? undefined : adopt(accepted, (length, buffer) => onRead(length, buffer));
     const socket = adopted ?? accepted;
     socket.setNoDelay(true);
@@ -159,6 +179,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let waitingToSend = false;
     const state: WatchedConnection = {
       socket,
+      openedSince: Date.now(),
+      trusted: false,
       idleSince: Date.now(),
       busy: false,
       own: true,
@@ -176,6 +198,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     let head: RequestHead | undefined;
     let relay: Relay | undefined;
     let clientEnded = false;
+    /** The last answer closed the connection. */
+    let ended = false;
     let lastMethod = "";
     let lastTarget = NOTHING;
     let lastHandler: Handler | undefined;
@@ -198,9 +222,14 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
     };
 
     const answer = (reply: Answer, close: boolean): void => {
+      // A refused client's connection is closed: it must not keep a socket by drawing a 401 now and then.
+      if (reply.status === 401 && !state.trusted) close = true;
       // One string, so one write and one send: the head and body never leave in separate packets.
       socket.write(statusPrefix(reply.status) + reply.bytes + (close ? closing() : keepingAlive()) + reply.text);
-      if (close) socket.end();
+      if (close) {
+        ended = true;
+        socket.end();
+      }
     };
 
     const relayRequest = (request: Buffer): void => {
@@ -255,11 +284,28 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
           const end = headEnd(data, Math.min(size, HEAD_LIMIT + 4));
           if (end < 0 ? size > HEAD_LIMIT : end > HEAD_LIMIT) return handOff();
           if (end < 0) {
-            blankLine = blankLineProgress(data, Math.max(0, size - 3), size, 0);
+            // The head so far, scanned once: a bare line feed in it is node:http's to refuse.
+            blankLine = blankLineProgress(data, 0, size, 0);
+            if (blankLine === BARE_LINE_FEED) return handOff();
             return;
           }
           head = parseRequestHead(data, end, options.maxBodyBytes);
           if (!head) return handOff();
+          // Until a connection shows an accepted token, a request without one is refused before its body is
+          // held, and the connection closed: unauthenticated sockets cannot hold what others need (issue 36).
+          if (!state.trusted && head.plain) {
+            const target = data.toString("latin1", head.targetStart, head.targetEnd);
+            const refusal = options.refuseEarly?.(head.method, target, head.authorization);
+            if (refusal) {
+              buffered = NOTHING;
+              pieces = [];
+              resize(0);
+              head = undefined;
+              answer(refusal, true);
+              return;
+            }
+            state.trusted = options.identifies?.(head.authorization) ?? true;
+          }
         }
         const { total, bodyStart } = head;
         if (size < total) return;
@@ -316,6 +362,8 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
 
     /** Takes a read; `shared` when it lies in the shared read buffer (kept pieces are then copied out). */
     const onData = (chunk: Buffer, shared = false): void => {
+      // Answered with `Connection: close`: what the client sends after is not held.
+      if (ended) return;
       const now = Date.now();
       state.idleSince = now;
       if (size === 0) {
@@ -337,7 +385,7 @@ export function createConnectionHandler(options: ConnectionHandlerOptions): Conn
       }
       // A request arriving in pieces: each piece is kept as it is and looked at once; they are joined when
       // the head's blank line has come (or the head is too long) and when the body is complete.
-      const headDone = head === undefined && (blankLine = blankLineProgress(chunk, 0, chunk.length, blankLine)) === 4;
+      const headDone = head === undefined && (blankLine = blankLineProgress(chunk, 0, chunk.length, blankLine)) >= 4;
       if (head === undefined ? headDone || size > HEAD_LIMIT : size >= head.total) {
         pieces.push(chunk);
         blankLine = 0;

@@ -39,8 +39,9 @@ export function createRequestListener(
     const target = request.url ?? "/";
     const { authorization } = request.headers;
     // The token before the body: an unauthorised client cannot make the server buffer a body.
+    // A refused client's connection is closed: it must not keep a socket by drawing a 401 now and then (issue 36).
     const early = protocol.refuseEarly(method, target, authorization);
-    if (early) return send(response, early);
+    if (early) return send(response, early, true);
     const declared = request.headers["content-length"];
     if (declared !== undefined && request.headers["transfer-encoding"] === undefined && Number.parseInt(declared, 10) > maxBodyBytes) {
       // node:http drains the unread body after the answer when the connection stays open (see discardsBody).
@@ -96,9 +97,11 @@ export function createRequestListener(
 function holdFrames(socket: Duplex, webSocket: WebSocket, heldBytes: HeldBytes, requestMilliseconds: number): void {
   let pending = 0;
   let deadline: NodeJS.Timeout | undefined;
-  const release = (): void => {
-    heldBytes.held -= pending;
-    pending = 0;
+  const release = (bytes: number): void => {
+    const released = Math.min(bytes, pending);
+    heldBytes.held -= released;
+    pending -= released;
+    if (pending > 0) return;
     clearTimeout(deadline);
     deadline = undefined;
   };
@@ -108,7 +111,13 @@ function holdFrames(socket: Duplex, webSocket: WebSocket, heldBytes: HeldBytes, 
     if (heldBytes.held > heldBytes.max) return void socket.destroy();
     deadline ??= setTimeout(() => webSocket.terminate(), requestMilliseconds);
   });
-  for (const event of ["message", "ping", "pong", "close"]) webSocket.on(event, release);
+  webSocket.on("message", () => release(pending));
+  webSocket.on("close", () => release(pending));
+  // A ping or pong releases its own frame only (at most a 14-byte head and 125 bytes of payload): between the
+  // fragments of a message it must not release the fragments, nor restart the message's deadline (issue 36).
+  const control = (payload: Buffer): void => release(payload.length + 14);
+  webSocket.on("ping", control);
+  webSocket.on("pong", control);
 }
 
 /** Writes an answer on a socket whose upgrade is refused, and closes it. */
@@ -128,6 +137,7 @@ export function createUpgradeListener(
   environmentIds: readonly string[],
   limits: { heldBytes: HeldBytes; requestMilliseconds: number } = { heldBytes: new HeldBytes(), requestMilliseconds: 60_000 },
 ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const idleMilliseconds = protocol.options.idleSeconds * 1000;
   return (request, socket, head) => {
     socket.on("error", () => socket.destroy());
     const target = request.url ?? "/";
@@ -151,22 +161,54 @@ export function createUpgradeListener(
       });
       // Frames are answered in arrival order even when a step awaits (a simulated user, a judge).
       let queue: Promise<void> = Promise.resolve();
-      // A client that sends frames and reads no replies would make the server hold them all (as the socket
-      // reader, http-connection.ts): reading stops while MAX_UNSENT_BYTES wait unsent, until they are written.
-      const sent = (): void => {
-        if (webSocket.isPaused && webSocket.bufferedAmount <= MAX_UNSENT_BYTES) webSocket.resume();
+      /** Frames read and not answered yet, and their bytes (held against the shared budget until answered). */
+      let waiting = 0;
+      let waitingBytes = 0;
+      // Reading stops while a frame waits behind another (a step awaiting a simulated user: the client's later
+      // frames stay in its socket, not in the server's memory; issue 36), and while MAX_UNSENT_BYTES of replies
+      // wait unsent to a client that reads none (as the socket reader, http-connection.ts).
+      const mayRead = (): void => {
+        if (webSocket.isPaused && waiting <= 1 && webSocket.bufferedAmount <= MAX_UNSENT_BYTES) webSocket.resume();
       };
+      // An idle WebSocket is closed as an idle session is (`idleSeconds`); never while a frame is being answered.
+      const idle = setTimeout(function closeIdle() {
+        if (waiting > 0) idle.refresh();
+        else webSocket.close(1001, "idle");
+      }, idleMilliseconds);
+      idle.unref();
       webSocket.on("message", (data) => {
+        idle.refresh();
         const text = Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString("utf8");
+        const bytes = Buffer.isBuffer(data) ? data.length : text.length;
+        waiting++;
+        waitingBytes += bytes;
+        limits.heldBytes.held += bytes;
+        if (waiting > 1) webSocket.pause();
         queue = queue.then(async () => {
           const reply = await connection.handle(text);
-          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame), sent);
+          waiting--;
+          if (!ended) {
+            waitingBytes -= bytes;
+            limits.heldBytes.held -= bytes;
+          }
+          idle.refresh();
+          for (const frame of reply.frames) webSocket.send(JSON.stringify(frame), mayRead);
           if (webSocket.bufferedAmount > MAX_UNSENT_BYTES) webSocket.pause();
+          else mayRead();
           if (reply.close) webSocket.close(1000, "closed by client");
         });
       });
-      webSocket.on("close", () => connection.dispose());
-      webSocket.on("error", () => connection.dispose());
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        clearTimeout(idle);
+        connection.dispose();
+        limits.heldBytes.held -= waitingBytes;
+        waitingBytes = 0;
+      };
+      webSocket.on("close", end);
+      webSocket.on("error", end);
     });
   };
 }

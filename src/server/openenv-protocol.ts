@@ -1,5 +1,6 @@
 import { ServerError, ToolgymError, type JsonValue } from "../core/index.ts";
 import { parseObject } from "./answers.ts";
+import { withoutAddresses } from "./external-config.ts";
 import { createSession, type Protocol } from "./protocol.ts";
 import { describeSession, type Session, type SessionStore } from "./session-store.ts";
 
@@ -87,7 +88,7 @@ export class OpenEnvConnection {
     } catch (error) {
       if (error instanceof ServerError) return { frames: [errorFrame(codeFor(error), error.message)], close: false };
       const text = ToolgymError.isInstance(error) ? error.message : String((error as Error)?.message ?? error);
-      return { frames: [errorFrame("EXECUTION_ERROR", text)], close: false };
+      return { frames: [errorFrame("EXECUTION_ERROR", withoutAddresses(text))], close: false };
     }
   }
 
@@ -113,12 +114,16 @@ export class OpenEnvConnection {
   }
 
   private async reset(data: unknown): Promise<Frame> {
-    const options = isObject(data) ? data : {};
+    if (data !== undefined && data !== null && !isObject(data))
+      throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset data must be an object {env, split, seed, index, config, max_turns}" });
+    const options = data ?? {};
     this.closeSession();
     const env = options.env ?? this.defaultEnv;
     if (env === undefined) throw new ServerError({ code: "INVALID_FIELD", status: 400, message: "reset needs data.env (or connect to /ws?env=ID)" });
-    const body: Record<string, unknown> = { env };
-    for (const key of ["split", "seed", "index", "config", "max_turns"]) if (options[key] !== undefined) body[key] = options[key];
+    // Every field, so those POST /sessions refuses are refused here too (createSession), never dropped.
+    const body: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(options)) if (value !== undefined) body[key] = value;
+    body.env = env;
     const session = await createSession(this.protocol, body, this.client);
     // A socket that closed while the session was opening (a simulated user's first message, a data file) leaves none behind.
     if (this.ended) {

@@ -1,8 +1,8 @@
 import { ServerError, type AnyEnvironment } from "../core/index.ts";
 import { createAccess, unauthorizedMessage, type Access } from "./access.ts";
-import { errorAnswer, failure, jsonAnswer, outcomeAnswer, parseObject, type Answer } from "./answers.ts";
+import { errorAnswer, failure, jsonAnswer, outcomeAnswer, parseConfigText, parseObject, type Answer } from "./answers.ts";
 import { createEnvironmentCatalog, type EnvironmentEntry } from "./env-catalog.ts";
-import { resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
+import { checkModelOptions, resolveExternalConfig, resolveResources, type ResolvedResources, type ServerResources } from "./external-config.ts";
 import { SessionStore, describeSession, openConversation, type CallOutcome, type Session, type SessionAddress } from "./session-store.ts";
 
 /**
@@ -76,7 +76,7 @@ export interface Protocol {
    * `POST /sessions/:id/call` and OpenEnv's `call_tool` step and MCP `tools/call` all take, so each gets the
    * same checks and errors. Throws the `ServerError` the route answers.
    */
-  callTool(id: string, fields: Record<string, unknown>): CallOutcome | Promise<CallOutcome>;
+  callTool(id: string, fields: Record<string, unknown>, client?: string): CallOutcome | Promise<CallOutcome>;
   /** For an upgrade to `/ws`: the client (its token, header or `?token=`) and the environment asked for, or the refusal. */
   admitWebSocket(target: string, authorization: string | undefined): { client: string; env: string | undefined } | Answer;
 }
@@ -102,9 +102,13 @@ export function createSession(protocol: Pick<Protocol, "store" | "resources">, b
     });
   const address = body as unknown as SessionAddress;
   const env = store.environment(address.env);
+  // Config given as JSON text (dataset rows carry it so) meets the body's JSON checks, depth included.
+  if (typeof address.config === "string") address.config = parseConfigText(address.config);
+  checkModelOptions(env, address.config, protocol.resources);
+  // The quota before any work starts: a refusal thrown after the work began left its promise unhandled (issue 36).
+  store.checkQuota(client);
   const external = resolveExternalConfig(env, address.config, protocol.resources);
   if (!external) return openConversation(store, store.create(address, client));
-  store.checkQuota(client);
   return external.then((config) => openConversation(store, store.create({ ...address, config }, client)));
 }
 
@@ -182,11 +186,11 @@ export function createProtocol(options: ProtocolOptions): Protocol {
       ? session.then((opened) => jsonAnswer(201, JSON.stringify(describeSession(opened))), failure)
       : settle(201, describeSession(session));
   });
-  const callTool = (id: string, fields: Record<string, unknown>) => store.call(id, fields.name, fields.arguments, fields.seq);
+  const callTool = (id: string, fields: Record<string, unknown>, client?: string) => store.call(id, fields.name, fields.arguments, fields.seq, client);
   /** `POST /sessions/:id/call`: the hot path of training, one per tool call. */
   const call = (id: string): Handler =>
-    guarded((_client, body) => {
-      const outcome = callTool(id, parseObject(body));
+    guarded((client, body) => {
+      const outcome = callTool(id, parseObject(body), client);
       // A call answered with I/O (a simulated user's reply) comes back later; every other one now.
       return outcome instanceof Promise ? outcome.then(outcomeAnswer, failure) : outcomeAnswer(outcome);
     });
@@ -218,20 +222,20 @@ export function createProtocol(options: ProtocolOptions): Protocol {
       if (first === "sessions" && parts.length === 2 && verb === "POST") return create;
       if (first === "sessions" && id !== undefined && parts.length === 3) {
         if (verb === "GET")
-          return guarded(() => {
-            const session = store.get(id);
+          return guarded((client) => {
+            const session = store.get(id, client);
             return settle(200, { ...describeSession(session), done: session.driver.episode.done, calls: session.calls });
           });
         if (verb === "DELETE")
-          return guarded(() => {
-            if (!store.close(id)) store.get(id);
+          return guarded((client) => {
+            if (!store.close(id, client)) store.get(id, client);
             return closed;
           });
       }
       if (first === "sessions" && id !== undefined && third === "call" && verb === "POST") return call(store.ownId(id));
       if (first === "sessions" && id !== undefined && third === "reward") {
-        if (verb === "GET") return guarded(() => settle(200, store.reward(id, queryValue(query, "ended_by"))));
-        if (verb === "POST") return guarded((_client, body) => settle(200, store.reward(id, parseObject(body).ended_by)));
+        if (verb === "GET") return guarded((client) => settle(200, store.reward(id, queryValue(query, "ended_by"), client)));
+        if (verb === "POST") return guarded((client, body) => settle(200, store.reward(id, parseObject(body).ended_by, client)));
       }
     }
     const unknown = errorAnswer(404, "ROUTE_UNKNOWN", `no route ${method.slice(0, 10)} ${path.slice(0, 100)}; see GET /envs and POST /sessions`);

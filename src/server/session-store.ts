@@ -12,7 +12,7 @@ import {
 } from "../core/index.ts";
 import { EpisodeDriver, type CallOutcome as DriverOutcome } from "../rollout/episode-driver.ts";
 import { callRequestProblem } from "../rollout/parse-arguments.ts";
-import { withoutFileText } from "./external-config.ts";
+import { withoutAddresses, withoutFileText } from "./external-config.ts";
 import { SessionQuota } from "./session-quota.ts";
 import type { CallOutcome, EnvCounters, RewardOutcome, ServerCounters, Session, SessionAddress, SessionStoreOptions, SharedTask } from "./session-types.ts";
 
@@ -23,8 +23,18 @@ function badRequest(code: string, message: string, status = 400): ServerError {
 }
 
 function toolFailed(envId: string, name: string, error: unknown): ServerError {
-  return badRequest("TOOL_FAILED", `${envId}: tool '${name.slice(0, 80)}' failed on these arguments: ${(error as Error).message}`, 422);
+  return badRequest(
+    "TOOL_FAILED",
+    `${envId}: tool '${name.slice(0, 80)}' failed on these arguments: ${withoutAddresses(String((error as Error)?.message))}`,
+    422,
+  );
 }
+
+/**
+ * Most turns a client may give a session (`max_turns`). Why a bound: each turn may add a format error to the
+ * episode's ledger (clipped, rollout/episode-driver.ts), kept until the session closes (issue 36).
+ */
+export const MAX_TURNS = 1024;
 
 function checkInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined || value === null) return fallback;
@@ -104,7 +114,8 @@ export class SessionStore {
     const seed = checkInteger("seed", address.seed, 0);
     const index = checkInteger("index", address.index, 0);
     const maxTurns = address.max_turns === undefined || address.max_turns === null ? undefined : checkInteger("max_turns", address.max_turns, 0);
-    if (maxTurns === 0) throw badRequest("INVALID_FIELD", "'max_turns' must be at least 1 (or left out for the environment's own limit)");
+    if (maxTurns === 0 || (maxTurns !== undefined && maxTurns > MAX_TURNS))
+      throw badRequest("INVALID_FIELD", `'max_turns' must be from 1 to ${MAX_TURNS} (or left out for the environment's own limit)`);
     let config: unknown;
     try {
       config = parseConfig(env.id, env.configSchema, address.config ?? {});
@@ -157,9 +168,13 @@ export class SessionStore {
     return this.sessions[id]?.id ?? id;
   }
 
-  get(id: unknown): Session {
+  /**
+   * The open session `id` of `client`: a session belongs to the token that created it, and to any other
+   * client it does not exist (404, the same answer as an unknown id, so ids of others cannot be probed).
+   */
+  get(id: unknown, client?: string): Session {
     const session = typeof id === "string" ? this.sessions[id] : undefined;
-    if (!session)
+    if (!session || (client !== undefined && session.client !== client))
       throw badRequest(
         "SESSION_UNKNOWN",
         `unknown or expired session ${JSON.stringify(id)?.slice(0, 60)}; create one with POST /sessions (idle sessions are closed after ${Math.round(this.options.idleMilliseconds / 1000)} s)`,
@@ -174,8 +189,8 @@ export class SessionStore {
    * number repeats the last one is not run again: the stored reply is returned, so a client may resend a call
    * whose answer it lost (a dropped connection) without the tool running twice.
    */
-  call(id: unknown, name: unknown, args: unknown, sequence?: unknown): CallOutcome | Promise<CallOutcome> {
-    const session = this.get(id);
+  call(id: unknown, name: unknown, args: unknown, sequence?: unknown, client?: string): CallOutcome | Promise<CallOutcome> {
+    const session = this.get(id, client);
     if (sequence !== undefined && sequence !== null) {
       if (typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 1)
         throw badRequest(
@@ -272,8 +287,8 @@ export class SessionStore {
    * it answers `ended_by: null, done: false` with the reward it would get if the agent stopped now
    * (`scored_as: "no_tool_call"`; TRL asks at that point, when the model stops calling tools).
    */
-  async reward(id: unknown, endedBy?: unknown): Promise<RewardOutcome> {
-    const session = this.get(id);
+  async reward(id: unknown, endedBy?: unknown, client?: string): Promise<RewardOutcome> {
+    const session = this.get(id, client);
     if (endedBy !== undefined && (!TERMINATION_REASONS.includes(endedBy as TerminationReason) || endedBy === "errored")) {
       throw badRequest("INVALID_FIELD", `'ended_by' must be one of ${TERMINATION_REASONS.filter((reason) => reason !== "errored").join(", ")}`);
     }
@@ -284,7 +299,7 @@ export class SessionStore {
     try {
       breakdown = (await driver.reward(ending)) as RewardBreakdown;
     } catch (error) {
-      throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${(error as Error).message}`, 422);
+      throw badRequest("REWARD_FAILED", `${session.env.id}: reward could not be computed: ${withoutAddresses(String((error as Error)?.message))}`, 422);
     }
     this.counters.rewards++;
     const counters = this.envCounters(session.env.id);
@@ -293,10 +308,10 @@ export class SessionStore {
     return { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, calls: session.calls };
   }
 
-  close(id: unknown): boolean {
+  close(id: unknown, client?: string): boolean {
     if (typeof id !== "string") return false;
     const session = this.sessions[id];
-    if (session === undefined) return false;
+    if (session === undefined || (client !== undefined && session.client !== client)) return false;
     this.remove(session);
     this.counters.sessionsClosed++;
     return true;
@@ -361,7 +376,7 @@ export function openConversation(store: SessionStore, session: Session): Session
     (error: unknown) => {
       store.close(session.id);
       const text = ToolgymError.isInstance(error) ? error.message : String((error as Error)?.message ?? error);
-      throw badRequest("OPENING_FAILED", `${session.env.id}: the simulated user could not open the conversation: ${text}`, 502);
+      throw badRequest("OPENING_FAILED", `${session.env.id}: the simulated user could not open the conversation: ${withoutAddresses(text)}`, 502);
     },
   );
 }

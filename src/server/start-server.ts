@@ -88,6 +88,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     route: protocol.route,
     relays,
     checkPlace: protocol.checkPlace,
+    refuseEarly: protocol.refuseEarly,
+    identifies: (authorization) => protocol.access.identify(authorization) !== undefined,
     headMilliseconds,
     requestMilliseconds,
     heldBytes,

@@ -61,6 +61,9 @@ export function resolveDataSource(
 }
 
 const cache = new Map<string, MultihopDataset>();
+/** Loads under way, and failed ones, by cache key (prepareDataset). */
+const loads = new Map<string, Promise<void>>();
+const failures = new Map<string, unknown>();
 
 function cacheKey(source: DataSource): string {
   return JSON.stringify([source.dataset, source.file, source.aliasesFile ?? null, source.skipBad]);
@@ -153,12 +156,30 @@ async function readBytes(file: string): Promise<Buffer> {
 }
 
 /** `getDataset` for a server: the files are read asynchronously, then parsed and cached. */
-export async function prepareDataset(source: DataSource): Promise<void> {
+export function prepareDataset(source: DataSource): Promise<void> {
   const key = cacheKey(source);
-  if (cache.has(key)) return;
-  const file = await readBytes(source.file);
-  const aliases = source.aliasesFile ? await readBytes(source.aliasesFile) : undefined;
-  if (!cache.has(key)) cache.set(key, loadDataset(source, { file, aliases }));
+  if (cache.has(key)) return Promise.resolve();
+  const failed = failures.get(key);
+  if (failed) return Promise.reject(failed);
+  // Loads of one source at once share one read (8 sessions naming one 200 MB file held 1.5 GB; issue 36).
+  let loading = loads.get(key);
+  if (!loading) {
+    loading = (async () => {
+      const file = await readBytes(source.file);
+      const aliases = source.aliasesFile ? await readBytes(source.aliasesFile) : undefined;
+      if (!cache.has(key)) cache.set(key, loadDataset(source, { file, aliases }));
+    })();
+    loads.set(key, loading);
+    // A failed load is remembered (until clearDatasetCache), so a client asking again is not a way to make the server read the file again.
+    loading.then(
+      () => loads.delete(key),
+      (error: unknown) => {
+        loads.delete(key);
+        failures.set(key, error);
+      },
+    );
+  }
+  return loading;
 }
 
 /** The files a config names itself (none for the shipped samples): what a server checks before reading. */
@@ -170,4 +191,5 @@ export function namedDataFiles(source: DataSource, config: { file?: string; data
 /** Forgets cached datasets (tests, long-running servers after the files changed). */
 export function clearDatasetCache(): void {
   cache.clear();
+  failures.clear();
 }
