@@ -63,6 +63,7 @@ export interface EvalCommandOptions {
   timeout?: number;
   httpClient?: "undici" | "openai";
   maxRetries?: number;
+  recoverTextToolCalls?: boolean;
   resume?: boolean;
   runId?: string;
   suite?: string;
@@ -113,6 +114,7 @@ export function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
       ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.httpClient ? { client: options.httpClient } : {}),
+      ...(options.recoverTextToolCalls !== undefined ? { recoverTextToolCalls: options.recoverTextToolCalls } : {}),
     };
   });
 }
@@ -260,6 +262,7 @@ const MODEL_ONLY: Array<[keyof EvalCommandOptions, string]> = [
   ["timeout", "--timeout"],
   ["httpClient", "--http-client"],
   ["maxRetries", "--max-retries"],
+  ["recoverTextToolCalls", "--recover-text-tool-calls"],
   ["apiKey", "--api-key"],
   ["label", "--label"],
 ];
@@ -418,6 +421,11 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
       "retries of a failing model call before the episode is recorded as errored (default 6)",
       parseInteger("--max-retries", { min: 0, max: 100 }),
     )
+    .option(
+      "--recover-text-tool-calls",
+      "turn hermes <tool_call> text left in a reply's content into tool calls (default: on, except tau2 envs, whose runner keeps it as text)",
+    )
+    .option("--no-recover-text-tool-calls", "keep <tool_call> text in a reply's content as text")
     .option("--out <dir>", "root of the run directories (default runs)", parseText("--out"))
     .option("--resume", "continue the newest run with the same options: finished episodes are kept, the rest rerun")
     .option("--run-id <id>", "run id (directory name) to create or, with --resume, to continue", parseText("--run-id"))
