@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { JsonValue } from "../src/core/index.ts";
+import { parsePythonJson } from "../src/python-semantics/index.ts";
 import { getDomain } from "../src/envs/tau2/domains.ts";
 import { summarizeTau2 } from "../src/envs/tau2/summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "../src/envs/tau2/trials.ts";
@@ -42,8 +43,14 @@ interface Reference {
 
 const folder = join(import.meta.dirname, "fixtures/tau2/runner");
 const scenarios = (JSON.parse(readFileSync(join(folder, "scenarios.json"), "utf8")) as { scenarios: Scenario[] }).scenarios;
-const references = new Map(
-  (JSON.parse(readFileSync(join(folder, "reference.json"), "utf8")) as { scenarios: Reference[] }).scenarios.map((item) => [item.name, item]),
+const referenceText = readFileSync(join(folder, "reference.json"), "utf8");
+const references = new Map((JSON.parse(referenceText) as { scenarios: Reference[] }).scenarios.map((item) => [item.name, item]));
+/** The simulations' messages as json.loads reads them: a tool call's `2.0` stays a float. */
+const typedMessages = new Map(
+  (parsePythonJson(referenceText) as { scenarios: Reference[] }).scenarios.map((item) => [
+    item.name,
+    item.simulations.map((simulation) => simulation.messages),
+  ]),
 );
 const JUDGE = "gpt-4.1-2025-04-14";
 
@@ -54,7 +61,9 @@ function messageRecord(message: Record<string, JsonValue>): Record<string, unkno
   return {
     role: message.role,
     content: message.content,
-    tool_calls: calls ? calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments, requestor: call.requestor })) : null,
+    tool_calls: calls
+      ? calls.map((call) => ({ id: call.id, name: call.name, arguments: parsePythonJson(call.arguments_json as string), requestor: call.requestor }))
+      : null,
   };
 }
 
@@ -107,7 +116,8 @@ describe("tau2 runs against tau2's own runner, one scripted server for both", ()
         const reward = trajectory.reward as Record<string, JsonValue>;
         const rewardDiagnostics = reward.diagnostics as Record<string, JsonValue>;
         assert.equal(rewardDiagnostics.tau2_termination, simulation.termination_reason, `${where}: termination`);
-        assert.deepEqual((rewardDiagnostics.tau2_messages as Record<string, JsonValue>[]).map(messageRecord), simulation.messages, `${where}: messages`);
+        const expectedMessages = typedMessages.get(scenario.name)?.[reference.simulations.indexOf(simulation)];
+        assert.deepEqual((rewardDiagnostics.tau2_messages as Record<string, JsonValue>[]).map(messageRecord), expectedMessages, `${where}: messages`);
         assert.equal(reward.total, simulation.reward, `${where}: reward`);
       }
       const summary = summarizeTau2(records.filter((record) => record.status === "scored").map(summaryEpisodeOf));
