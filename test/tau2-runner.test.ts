@@ -47,7 +47,7 @@ const referenceText = readFileSync(join(folder, "reference.json"), "utf8");
 const references = new Map((JSON.parse(referenceText) as { scenarios: Reference[] }).scenarios.map((item) => [item.name, item]));
 /** The simulations' messages as json.loads reads them: a tool call's `2.0` stays a float. */
 const typedMessages = new Map(
-  (parsePythonJson(referenceText) as { scenarios: Reference[] }).scenarios.map((item) => [
+  (parsePythonJson(referenceText) as unknown as { scenarios: Reference[] }).scenarios.map((item) => [
     item.name,
     item.simulations.map((simulation) => simulation.messages),
   ]),
@@ -116,7 +116,7 @@ describe("tau2 runs against tau2's own runner, one scripted server for both", ()
         const reward = trajectory.reward as Record<string, JsonValue>;
         const rewardDiagnostics = reward.diagnostics as Record<string, JsonValue>;
         assert.equal(rewardDiagnostics.tau2_termination, simulation.termination_reason, `${where}: termination`);
-        const expectedMessages = typedMessages.get(scenario.name)?.[reference.simulations.indexOf(simulation)];
+        const expectedMessages: unknown = typedMessages.get(scenario.name)?.[reference.simulations.indexOf(simulation)];
         assert.deepEqual((rewardDiagnostics.tau2_messages as Record<string, JsonValue>[]).map(messageRecord), expectedMessages, `${where}: messages`);
         assert.equal(reward.total, simulation.reward, `${where}: reward`);
       }
