@@ -122,7 +122,7 @@ describe("tau2 prompts, judge and export", () => {
     );
     assert.ok(prompt.includes("assistant: Done.\nuser: None"));
     assert.ok(prompt.includes(`["The agent's reply", 'Plain']`));
-    const checks = parseJudgeAnswer('```json\n{"results": [{"expectedOutcome": "Plain", "reasoning": "ok", "metExpectation": true}]}\n```');
+    const checks = parseJudgeAnswer('{"results": [{"expectedOutcome": "Plain", "reasoning": "ok", "metExpectation": true}]}');
     assert.deepEqual(checks, [{ nl_assertion: "Plain", met: true, justification: "ok" }]);
   });
 

@@ -3,20 +3,38 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { domainIds, getDomain } from "../src/envs/tau2/domains.ts";
 import { Tau2Environment } from "../src/envs/tau2/environment.ts";
-import { replayCalls } from "../src/envs/tau2/replay.ts";
-import { parsePythonJson } from "../src/python-semantics/index.ts";
+import { replayCalls, type ReplayInput } from "../src/envs/tau2/replay.ts";
+import { PythonFloat, parsePythonJson } from "../src/python-semantics/index.ts";
 
 /**
  * Every reference case produced by tau2-bench's own Python code is reproduced exactly: each tool
  * output, the agent and user DB hashes, the reward, every RewardInfo field, the evaluator's own errors.
  */
 const fixtures = new URL("./fixtures/tau2/", import.meta.url);
-/** The calls as tau2's json.loads typed them (`2.0` stays a float); the expectations as plain JSON. */
+interface ReplayCase extends ReplayInput {
+  case_id: string;
+  domain: string;
+  task_id: string;
+  expected: Record<string, unknown> & { tool_results: unknown[] };
+}
+
+/** A json.loads value as plain JSON (floats as numbers, objects as objects), for the expectations. */
+function plain(value: unknown): unknown {
+  if (value instanceof PythonFloat) return value.value;
+  if (value instanceof Map) return plain(Object.fromEntries(value));
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item)]));
+  return value;
+}
+/** The calls as tau2's json.loads typed them (`2.0` stays a float, `Infinity` and `NaN` allowed); the expectations as plain JSON. */
 const readCases = (name: string) =>
   readFileSync(new URL(name, fixtures), "utf8")
     .trim()
     .split("\n")
-    .map((line) => ({ ...JSON.parse(line), tool_calls: (parsePythonJson(line) as { tool_calls: unknown }).tool_calls }));
+    .map((line) => {
+      const parsed = parsePythonJson(line) as { tool_calls: ReplayInput["tool_calls"] };
+      return { ...(plain(parsed) as ReplayCase), tool_calls: parsed.tool_calls };
+    });
 const cases = [...readCases("replay_cases.jsonl"), ...readCases("typed-arguments/cases.jsonl")];
 
 describe("tau2 replay cases", () => {

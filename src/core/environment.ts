@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AssistantMessage, JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
+import type { Trajectory } from "./trajectory.ts";
 import type { ArgumentValidator, RejectedCall, ToolResult, ToolSpec } from "./tools.ts";
 import type { AuditSpec, BreakdownSpec, FailureSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
 
@@ -198,6 +199,18 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   trialSeeds?(baseSeed: number, numTrials: number): number[];
   /** The base seed of `toolgym eval` when `--seed` is not given (tau2: 300, its runner's default); else 0. */
   defaultSeed?: number;
+  /**
+   * What the benchmark's own runner sends and how it reads a model's reply, where it differs from toolgym's
+   * defaults (tau2's `generate`: temperature 0.0 unless given, `tool_choice: "auto"`, `<tool_call>` text in
+   * `content` kept as text). `toolgym eval --temperature`/`--recover-text-tool-calls` override them.
+   */
+  modelRequest?: { temperature?: number; toolChoice?: string; recoverTextToolCalls?: boolean };
+  /**
+   * The benchmark runner's own rule for a simulation that raised (tau2's `run_with_retry`: re-run with the
+   * same seed up to 3 more times, then record an infrastructure error): how many re-runs `toolgym eval`
+   * makes, and why a finished episode counts as raised (undefined: it did not).
+   */
+  simulationRetries?: { retries: number; raised(trajectory: Trajectory): string | undefined };
   /**
    * Config values a training dataset starts from (`toolgym dataset`; the user's config overrides them):
    * for environments whose default protocol is the benchmark's own but which train under another (tau2:

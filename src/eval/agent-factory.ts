@@ -24,6 +24,8 @@ export type ModelSpec =
       fetch?: typeof fetch;
       /** HTTP client: `undici` (default) or `openai` (the official npm client). */
       client?: "undici" | "openai";
+      /** `--recover-text-tool-calls` (true) or `--no-recover-text-tool-calls` (false); absent: the environment's default. */
+      recoverTextToolCalls?: boolean;
     }
   | { kind: "scripted"; label?: string; policy?: string };
 
@@ -91,6 +93,14 @@ export function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedMode
       code: "OPTION_CONFLICT",
       message: `${env.id} sends each trial's own seed with every model request (as its benchmark does); drop --sampling-seed and set the base seed with --seed`,
     });
+  // The benchmark's own request defaults (tau2: temperature 0.0, tool_choice "auto", text stays text) unless
+  // the run names them; whether `<tool_call>` text was recovered is recorded with the sampling settings.
+  const defaults = env.modelRequest ?? {};
+  const sampling: SamplingParams = {
+    ...(defaults.temperature !== undefined ? { temperature: defaults.temperature } : {}),
+    ...(spec.sampling ?? {}),
+  };
+  const recoverTextToolCalls = spec.recoverTextToolCalls ?? defaults.recoverTextToolCalls ?? true;
   const pool = new ReplicaPool({
     baseUrls: spec.baseUrls,
     apiKey: spec.apiKey,
@@ -104,15 +114,22 @@ export function prepareModel(spec: ModelSpec, env: AnyEnvironment): PreparedMode
     label: spec.label,
     metadata: { model: { label: spec.label, name: spec.name, baseUrls: spec.baseUrls.map(redactBaseUrl) }, agent: { kind: "openai", id: "openai" } },
     // Recorded so the fingerprint says the request seed is the trial's (the trials' seeds are in metadata.json).
-    sampling: { ...(spec.sampling ?? {}), ...(ownSeeds ? { seed_per_trial: true } : {}) } as Record<string, JsonValue>,
+    sampling: {
+      ...sampling,
+      ...(ownSeeds ? { seed_per_trial: true } : {}),
+      ...(defaults.toolChoice !== undefined ? { tool_choice: defaults.toolChoice } : {}),
+      recover_text_tool_calls: recoverTextToolCalls,
+    } as Record<string, JsonValue>,
     chatTemplateKwargs: spec.chatTemplateKwargs ?? null,
     chatTemplateHash: spec.chatTemplateHash ?? null,
     createAgent: ({ episodeId, trialSeed }) =>
       createOpenAIAgent({
         pool,
         model: spec.name,
-        sampling: spec.sampling,
+        sampling,
         ...(ownSeeds ? { fixedSeed: trialSeed } : {}),
+        ...(defaults.toolChoice !== undefined ? { toolChoice: defaults.toolChoice } : {}),
+        recoverTextToolCalls,
         chatTemplateKwargs: spec.chatTemplateKwargs,
         maxRetries: spec.maxRetries,
         backoffMs: spec.backoffMs,

@@ -1,4 +1,4 @@
-import type { AnyEnvironment } from "../core/index.ts";
+import type { AnyEnvironment, Trajectory } from "../core/index.ts";
 import { episodeId } from "../runs/identity.ts";
 import { resultFromTrajectory } from "../runs/record.ts";
 import type { ResultRecord } from "../runs/schemas.ts";
@@ -50,21 +50,40 @@ function answerOf(env: AnyEnvironment, task: unknown): string {
 export async function playEpisode(row: EvaluationRow, model: PreparedModel, slot: EpisodeSlot, signal: AbortSignal): Promise<ResultRecord | undefined> {
   const { env, split, seed, config } = row;
   const task = env.generate({ split, seed, index: slot.index, config });
-  const agent = model.createAgent({ task, index: slot.index, sample: slot.sample, trialSeed: slot.trialSeed, episodeId: slot.id, split, seed });
   const startedAt = new Date();
-  const trajectory = await runEpisode({
-    env,
-    split,
-    seed,
-    index: slot.index,
-    config,
-    agent,
-    task,
-    maxTurns: row.maxTurns,
-    onNoToolCall: row.onNoToolCall,
-    signal,
-    context: { trial: slot.sample, seed: slot.trialSeed },
-  });
+  // A benchmark whose runner re-runs a simulation that raised (tau2) gets the same re-runs here, same seed,
+  // fresh agent; the episode records every attempt's reason.
+  const retries = env.simulationRetries;
+  const reasons: string[] = [];
+  let attempts = 0;
+  let trajectory: Trajectory;
+  for (;;) {
+    attempts++;
+    const agent = model.createAgent({ task, index: slot.index, sample: slot.sample, trialSeed: slot.trialSeed, episodeId: slot.id, split, seed });
+    trajectory = await runEpisode({
+      env,
+      split,
+      seed,
+      index: slot.index,
+      config,
+      agent,
+      task,
+      maxTurns: row.maxTurns,
+      onNoToolCall: row.onNoToolCall,
+      signal,
+      context: { trial: slot.sample, seed: slot.trialSeed },
+    });
+    const reason = retries && !signal.aborted ? retries.raised(trajectory) : undefined;
+    if (reason !== undefined) reasons.push(reason);
+    if (reason === undefined || attempts > (retries?.retries ?? 0)) break;
+  }
+  if (reasons.length > 0)
+    trajectory.diagnostics = {
+      ...trajectory.diagnostics,
+      simulation_attempts: attempts,
+      attempt_errors: reasons,
+      retries_exhausted: reasons.length === attempts,
+    };
   if (signal.aborted && trajectory.termination === "errored") return undefined;
   const firstReply = trajectory.messages.findIndex((message) => message.role === "assistant");
   return resultFromTrajectory({

@@ -57,3 +57,15 @@ export function pythonRound(value: number, digits: number): number {
   }
   return value < 0 || Object.is(value, -0) ? -rounded : rounded;
 }
+
+/**
+ * Python's `format(x, ".Nf")` (an f-string's `{x:.2f}`): `inf`/`nan` where JavaScript writes
+ * `Infinity`/`NaN`, and every digit of a large value where `toFixed` switches to exponent notation at 1e21.
+ */
+export function pythonFormatFixed(value: number, digits: number): string {
+  if (Number.isNaN(value)) return "nan";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  if (Math.abs(value) < 1e21) return value.toFixed(digits);
+  // Doubles this large are integers: their exact decimal expansion, then the zero fraction.
+  return `${BigInt(value).toString()}${digits > 0 ? `.${"0".repeat(digits)}` : ""}`;
+}

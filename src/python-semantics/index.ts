@@ -2,7 +2,7 @@
  * Python's semantics where ported benchmarks and templates need them exactly: float repr and round,
  * `json.dumps`/`json.loads` as Python sees JSON, `==` and other built-ins, and the `random` module.
  */
-export { PythonFloat, pythonFloatRepr, pythonJsonFloat, pythonRound } from "./float.ts";
+export { PythonFloat, pythonFloatRepr, pythonFormatFixed, pythonJsonFloat, pythonRound } from "./float.ts";
 export {
   comparePythonStrings,
   dictEntries,

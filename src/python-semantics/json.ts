@@ -57,13 +57,13 @@ class Parser {
     if (code === 34) return this.string();
     if (code === 123) return this.object();
     if (code === 91) return this.array();
+    if (this.text.startsWith("-Infinity", this.position)) return this.literal(9, new PythonFloat(Number.NEGATIVE_INFINITY));
     if (code === 45 || (code >= 48 && code <= 57)) return this.number();
     if (this.text.startsWith("true", this.position)) return this.literal(4, true);
     if (this.text.startsWith("false", this.position)) return this.literal(5, false);
     if (this.text.startsWith("null", this.position)) return this.literal(4, null);
     if (this.text.startsWith("NaN", this.position)) return this.literal(3, new PythonFloat(Number.NaN));
     if (this.text.startsWith("Infinity", this.position)) return this.literal(8, new PythonFloat(Number.POSITIVE_INFINITY));
-    if (this.text.startsWith("-Infinity", this.position)) return this.literal(9, new PythonFloat(Number.NEGATIVE_INFINITY));
     return this.fail("expected a JSON value");
   }
 

@@ -2,7 +2,18 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { PythonFloat, PythonRandom, parsePythonJson, pythonEquals, pythonFloatRepr, pythonJsonDumps, pythonRound, pythonStr, pythonStrip } from "./index.ts";
+import {
+  PythonFloat,
+  PythonRandom,
+  parsePythonJson,
+  pythonEquals,
+  pythonFloatRepr,
+  pythonFormatFixed,
+  pythonJsonDumps,
+  pythonRound,
+  pythonStr,
+  pythonStrip,
+} from "./index.ts";
 
 /** Values printed by CPython (test/fixtures/python-semantics/make_expected.py wrote them). */
 const expected = JSON.parse(readFileSync(join(import.meta.dirname, "../../test/fixtures/python-semantics/expected.json"), "utf8"));
@@ -74,8 +85,19 @@ describe("python-semantics against CPython", () => {
     const value = parsePythonJson('{"b": 100.0, "a": [1e-7, -0, 12345678901234567890], "m": {"10": 1, "2": 2}}');
     assert.ok((value as { b: unknown }).b instanceof PythonFloat);
     assert.equal(pythonJsonDumps(value), '{"b": 100.0, "a": [1e-07, 0, 12345678901234567890], "m": {"10": 1, "2": 2}}');
+    // json.loads("[-Infinity, 1e400, -1e400, NaN]") is [-inf, inf, -inf, nan]; json.dumps writes them back so.
+    assert.equal(pythonJsonDumps(parsePythonJson("[-Infinity, 1e400, -1e400, NaN]")), "[-Infinity, Infinity, -Infinity, NaN]");
     assert.throws(() => parsePythonJson('{"a": 1'), /expected/);
     assert.throws(() => parsePythonJson('{"a": 1} x'), /after the JSON value/);
+  });
+
+  it("format(x, '.2f') as f-strings print it: inf, nan, and every digit past 1e21", () => {
+    // Python: f"{float('inf'):.2f}" == "inf", f"{2.0**70:.2f}" == "1180591620717411303424.00"
+    assert.equal(pythonFormatFixed(Infinity, 2), "inf");
+    assert.equal(pythonFormatFixed(-Infinity, 2), "-inf");
+    assert.equal(pythonFormatFixed(Number.NaN, 2), "nan");
+    assert.equal(pythonFormatFixed(2 ** 70, 2), "1180591620717411303424.00");
+    assert.equal(pythonFormatFixed(2.675, 2), "2.67");
   });
 
   it("str.strip honours chars and Python's whitespace set", () => {

@@ -31,6 +31,10 @@ export interface OpenAIAgentOptions {
   episodeKey: string;
   /** A seed sent unchanged with every request of the episode (tau2 sends each trial's seed so), instead of `sampling.seed`'s per-request ones. */
   fixedSeed?: number;
+  /** Sent as `tool_choice` whenever tools are offered (tau2's `generate` sends "auto"); absent: not sent. */
+  toolChoice?: string;
+  /** Recover hermes `<tool_call>` text left in `content` as tool calls (default true; tau2 keeps it as text). */
+  recoverTextToolCalls?: boolean;
   /** Shared counters across agents (requests, retries by reason). */
   stats?: ProviderStats;
   random?: () => number;
@@ -212,7 +216,9 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
       if (options.fixedSeed !== undefined) fields.push(["seed", options.fixedSeed]);
       else if (sampling.seed !== undefined) fields.push(["seed", hash31(`${sampling.seed}\u0000${options.episodeKey}\u0000${turn}`)]);
       if (options.chatTemplateKwargs) fields.push(["chat_template_kwargs", options.chatTemplateKwargs]);
-      const body = bodies.build(request.messages, request.protocol === "tools" && request.tools.length > 0 ? request.tools : undefined, fields);
+      const offered = request.protocol === "tools" && request.tools.length > 0;
+      if (offered && options.toolChoice !== undefined) fields.push(["tool_choice", options.toolChoice]);
+      const body = bodies.build(request.messages, offered ? request.tools : undefined, fields);
       let lastError: ProviderError | undefined;
       let timeouts = 0;
       let attempts = 0;
@@ -255,7 +261,11 @@ export function createOpenAIAgent(options: OpenAIAgentOptions): Agent {
           continue;
         }
         options.pool.release(replica, "ok");
-        return parseChatCompletion(response as ChatCompletionLike, { protocol: request.protocol, callIdPrefix: `${callIdStem}${turn}` });
+        return parseChatCompletion(response as ChatCompletionLike, {
+          protocol: request.protocol,
+          callIdPrefix: `${callIdStem}${turn}`,
+          recoverTextToolCalls: options.recoverTextToolCalls ?? true,
+        });
       }
       const last = lastError as ProviderError;
       throw new ProviderError({

@@ -46,11 +46,15 @@ export function recoverHermesToolCalls(content: string, idPrefix: string): { cal
  * Turns one chat-completions response into an agent turn. Never throws: every malformed reply becomes
  * a FormatError whose message is readable feedback for the model.
  * - tools protocol: tool_calls (arguments kept as the JSON string; the rollout parses and validates them),
- *   hermes `<tool_call>` text recovered from content (counted as `unparsed_tool_call`), truncation, empty reply;
+ *   hermes `<tool_call>` text recovered from content (counted as `unparsed_tool_call`) unless `recoverTextToolCalls`
+ *   is false (tau2's `generate` keeps such text as text), truncation, empty reply;
  *   a reply without any tool call is left to the rollout loop, which counts `no_tool_call`.
  * - text protocol: the content is the action; truncation and empty replies are counted.
  */
-export function parseChatCompletion(response: ChatCompletionLike, options: { protocol: Protocol; callIdPrefix: string }): AgentTurn {
+export function parseChatCompletion(
+  response: ChatCompletionLike,
+  options: { protocol: Protocol; callIdPrefix: string; recoverTextToolCalls?: boolean },
+): AgentTurn {
   const choice = response.choices?.[0];
   const raw = choice?.message ?? {};
   const finishReason = choice?.finish_reason ?? undefined;
@@ -77,7 +81,8 @@ export function parseChatCompletion(response: ChatCompletionLike, options: { pro
       },
     }));
     // A reply cut off at the token limit is counted once, as `truncated`, even if it stopped inside a call.
-    if (toolCalls.length === 0 && finishReason !== "length" && content !== null && content.includes("<tool_call>")) {
+    const recover = options.recoverTextToolCalls ?? true;
+    if (recover && toolCalls.length === 0 && finishReason !== "length" && content !== null && content.includes("<tool_call>")) {
       const recovered = recoverHermesToolCalls(content, options.callIdPrefix);
       if (recovered.calls.length > 0) {
         toolCalls = recovered.calls;

@@ -65,6 +65,7 @@ export interface EvalCommandOptions {
   maxReplyMb?: number;
   httpClient?: "undici" | "openai";
   maxRetries?: number;
+  recoverTextToolCalls?: boolean;
   resume?: boolean;
   keepErrored?: boolean;
   runId?: string;
@@ -117,6 +118,7 @@ export function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
       ...(options.maxReplyMb !== undefined ? { maxReplyBytes: Math.round(options.maxReplyMb * 1024 * 1024) } : {}),
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.httpClient ? { client: options.httpClient } : {}),
+      ...(options.recoverTextToolCalls !== undefined ? { recoverTextToolCalls: options.recoverTextToolCalls } : {}),
     };
   });
 }
@@ -269,6 +271,7 @@ const MODEL_ONLY: Array<[keyof EvalCommandOptions, string]> = [
   ["maxReplyMb", "--max-reply-mb"],
   ["httpClient", "--http-client"],
   ["maxRetries", "--max-retries"],
+  ["recoverTextToolCalls", "--recover-text-tool-calls"],
   ["apiKey", "--api-key"],
   ["label", "--label"],
 ];
@@ -444,6 +447,11 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
       "retries of a failing model call before the episode is recorded as errored (default 6)",
       parseInteger("--max-retries", { min: 0, max: 100 }),
     )
+    .option(
+      "--recover-text-tool-calls",
+      "turn hermes <tool_call> text left in a reply's content into tool calls (default: on, except tau2 envs, whose runner keeps it as text)",
+    )
+    .option("--no-recover-text-tool-calls", "keep <tool_call> text in a reply's content as text")
     .option("--out <dir>", "root of the run directories (default runs)", parseText("--out"))
     .option("--resume", "continue the newest run with the same options: scored episodes are kept; errored and unplayed ones are played")
     .option("--keep-errored", "with --resume: keep the run's errored episodes instead of playing them again")

@@ -12,7 +12,7 @@ import { parseModelAddress } from "./llm.ts";
 import { NOISE_LEVELS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2ResultsExporter } from "./results-file.ts";
-import { tau2Summary } from "./summary.ts";
+import { TAU2_MAX_RETRIES, simulationRaised, tau2Summary } from "./summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
 import { rewardBasis } from "./types.ts";
@@ -213,6 +213,10 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     modelFailures: "errored",
     trialSeeds: tau2TrialSeeds,
     defaultSeed: TAU2_DEFAULT_SEED,
+    simulationRetries: { retries: TAU2_MAX_RETRIES, raised: simulationRaised },
+    // tau2's `generate` (utils/llm_utils.py): temperature 0.0 (config DEFAULT_LLM_TEMPERATURE_AGENT), tool_choice
+    // "auto" whenever tools are sent, and the reply's content kept as text even when it holds <tool_call> blocks.
+    modelRequest: { temperature: 0, toolChoice: "auto", recoverTextToolCalls: false },
   });
   return definition;
 }

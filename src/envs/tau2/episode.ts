@@ -18,6 +18,7 @@ import type { NlJudge, TerminationReason } from "./evaluate.ts";
 import { FIRST_AGENT_MESSAGE, STOP, agentSystemPrompt, isUserStop } from "./prompts.ts";
 import { historyForAgent, withModelDefaults } from "./history.ts";
 import { tau2MessagesJson, tau2Now } from "./record.ts";
+import { tau2RequestMessages } from "./request.ts";
 import { scoreEpisode } from "./score.ts";
 import type { Tau2Message, Tau2Task, Tau2ToolCall } from "./types.ts";
 import type { UserSimulator } from "./user.ts";
@@ -124,6 +125,11 @@ export class Tau2Episode implements Episode {
 
   get tools(): ToolSpec[] {
     return this.options.customerTool ? [...this.options.tools, customerToolSpec] : this.options.tools;
+  }
+
+  /** The agent's request messages as tau2's `to_litellm_messages` builds them (the training protocol keeps toolgym's). */
+  view(messages: Message[]): Message[] {
+    return this.options.customerTool ? messages : tau2RequestMessages(messages);
   }
 
   /** Under the leaderboard protocol the user simulator reads the agent's plain messages. */

@@ -1,6 +1,7 @@
-import { ProviderError } from "../../core/index.ts";
+import { PythonError, PythonFloat, dictGet, dictHas, parsePythonJson, pythonTypeName } from "../../python-semantics/index.ts";
 import type { NlJudge } from "./evaluate.ts";
 import { chatModel, complete, type ModelAddress } from "./llm.ts";
+import { buildModel } from "./pydantic.ts";
 import type { Tau2Message } from "./types.ts";
 
 /** tau2's NL_ASSERTION judge: its system prompt, its user prompt and its JSON answer format. */
@@ -56,24 +57,57 @@ export function judgeUserPrompt(trajectory: readonly Tau2Message[], assertions: 
         `;
 }
 
-/** Reads the judge's JSON (tolerating a fenced block around it). */
-export function parseJudgeAnswer(text: string): { nl_assertion: string; met: boolean; justification: string }[] {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
+/** What `for result in value` iterates in Python: a list's items, a str's characters, a dict's keys. */
+function pythonItems(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value;
+  if (typeof value === "string") return [...value];
+  if (value instanceof Map) return [...value.keys()];
+  if (value !== null && typeof value === "object" && !(value instanceof PythonFloat)) return Object.keys(value);
+  throw new PythonError("TypeError", `'${pythonTypeName(value)}' object is not iterable`);
+}
+
+/** `result["key"]` on whatever the judge put in its results list. */
+function subscript(result: unknown, key: string): unknown {
+  if (typeof result === "string") throw new PythonError("TypeError", "string indices must be integers, not 'str'");
+  if (Array.isArray(result)) throw new PythonError("TypeError", "list indices must be integers or slices, not str");
+  if (result === null || typeof result !== "object" || result instanceof PythonFloat)
+    throw new PythonError("TypeError", `'${pythonTypeName(result)}' object is not subscriptable`);
+  if (!dictHas(result, key)) throw new PythonError("KeyError", `'${key}'`);
+  return dictGet(result, key);
+}
+
+const CHECK_FIELDS = [
+  ["nl_assertion", "str", null],
+  ["met", "bool", null],
+  ["justification", "str", null],
+] as const;
+
+/**
+ * Reads the judge's answer as tau2's `evaluate_nl_assertions` does: `json.loads` of the whole text (a fenced
+ * block fails), `.get("results", [])` (no key: no checks, so the assertions pass), each result's
+ * `expectedOutcome`, `metExpectation`, `reasoning` built into `NLAssertionCheck` (pydantic lax: `"true"` is
+ * True). Anything else raises the PythonError tau2 raises, which its runner retries and then records as an
+ * infrastructure error.
+ */
+export function parseJudgeAnswer(text: string | null): { nl_assertion: string; met: boolean; justification: string }[] {
+  if (text === null) throw new PythonError("TypeError", "the JSON object must be str, bytes or bytearray, not NoneType");
   let data: unknown;
   try {
-    data = JSON.parse(text.slice(start, end + 1));
-  } catch {
-    throw new ProviderError({ code: "TAU2_JUDGE_MALFORMED", message: `the NL judge's answer is not JSON: ${text.slice(0, 200)}`, retryable: false });
+    data = parsePythonJson(text);
+  } catch (error) {
+    throw new PythonError("JSONDecodeError", `the NL judge's answer is not JSON (${(error as Error).message}): ${text.slice(0, 200)}`);
   }
-  const results = (data as { results?: unknown }).results;
-  if (!Array.isArray(results))
-    throw new ProviderError({ code: "TAU2_JUDGE_MALFORMED", message: "the NL judge's answer has no results list", retryable: false });
-  return results.map((result: Record<string, unknown>) => ({
-    nl_assertion: String(result.expectedOutcome ?? ""),
-    met: result.metExpectation === true,
-    justification: String(result.reasoning ?? ""),
-  }));
+  if (data === null || typeof data !== "object" || Array.isArray(data) || data instanceof PythonFloat)
+    throw new PythonError("AttributeError", `'${pythonTypeName(data)}' object has no attribute 'get'`);
+  const results = dictHas(data, "results") ? dictGet(data, "results") : [];
+  return pythonItems(results).map((result) => {
+    const check = buildModel("NLAssertionCheck", CHECK_FIELDS, {
+      nl_assertion: subscript(result, "expectedOutcome"),
+      met: subscript(result, "metExpectation"),
+      justification: subscript(result, "reasoning"),
+    });
+    return check as { nl_assertion: string; met: boolean; justification: string };
+  });
 }
 
 /** tau2's judge: temperature 0 (`DEFAULT_LLM_NL_ASSERTIONS_ARGS`), no seed, nothing else unless asked. */
@@ -91,6 +125,6 @@ export function createNlJudge(
       { role: "system", content: SYSTEM_PROMPT },
       { role: "user", content: judgeUserPrompt(trajectory, assertions) },
     ]);
-    return parseJudgeAnswer(message.content ?? "");
+    return parseJudgeAnswer(message.content ?? null);
   };
 }

@@ -57,6 +57,9 @@ export function chatModel(
     model: address.name,
     episodeKey,
     sampling: { temperature: options.temperature ?? 0, ...(options.maxTokens ? { max_tokens: options.maxTokens } : {}) },
+    // tau2's `generate`: tool_choice "auto" when tools are sent, <tool_call> text in content kept as text.
+    toolChoice: "auto",
+    recoverTextToolCalls: false,
     ...(options.seed !== undefined ? { fixedSeed: options.seed } : {}),
     ...(options.chatTemplateKwargs ? { chatTemplateKwargs: options.chatTemplateKwargs as Record<string, JsonValue> } : {}),
   });

@@ -1,4 +1,5 @@
 import type { JsonValue } from "../../core/index.ts";
+import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
 import type { Tau2Message } from "./types.ts";
 
 /** The fields tau2's participant messages dump that toolgym has no value for (voice, chunking), at tau2's defaults. */
@@ -18,9 +19,25 @@ export const PARTICIPANT_FIELDS = {
 };
 
 /**
+ * A json.loads value as plain JSON for the record and its viewers: floats as numbers, big ints as the
+ * nearest number, non-finite floats as strings ("Infinity", "NaN") rather than JSON.stringify's null. The exact
+ * value travels beside it as `arguments_json` (Python's `json.dumps` text), which the tau2 export reads.
+ */
+function plainJson(value: unknown): JsonValue {
+  if (value instanceof PythonFloat) return plainJson(value.value);
+  if (typeof value === "number") return Number.isFinite(value) ? value : pythonJsonDumps(value);
+  if (typeof value === "bigint") return Number(value);
+  if (value instanceof Map) return plainJson(Object.fromEntries(value));
+  if (Array.isArray(value)) return value.map(plainJson);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainJson(item)]));
+  return (value ?? null) as JsonValue;
+}
+
+/**
  * A simulation's messages in the JSON shape of tau2's `results.json` (`SimulationRun.messages`): every
  * field tau2's message models dump, `turn_idx` the message's position, and null where toolgym has no
- * value (cost, raw provider data: not computed, never 0).
+ * value (cost, raw provider data: not computed, never 0). Each tool call also keeps `arguments_json`, its
+ * arguments exactly as Python holds them (`2.0`, `-Infinity`, integers beyond 2^53), which JSON.parse cannot.
  */
 export function tau2MessagesJson(trajectory: readonly Tau2Message[]): JsonValue[] {
   return trajectory.map((message, position): JsonValue => {
@@ -41,7 +58,13 @@ export function tau2MessagesJson(trajectory: readonly Tau2Message[]): JsonValue[
       role: message.role,
       content: message.content ?? null,
       tool_calls: calls
-        ? calls.map((call) => ({ id: call.id ?? "", name: call.name, arguments: call.arguments as JsonValue, requestor: call.requestor ?? "assistant" }))
+        ? calls.map((call) => ({
+            id: call.id ?? "",
+            name: call.name,
+            arguments: plainJson(call.arguments),
+            requestor: call.requestor ?? "assistant",
+            arguments_json: pythonJsonDumps(call.arguments, { ensureAscii: true }),
+          }))
         : null,
       is_audio: false,
       turn_idx: position,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { DataError, type ExportEpisode, type ExportRun, type JsonValue, type RunExporter } from "../../core/index.ts";
-import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
+import { PythonFloat, parsePythonJson, pythonJsonDumps } from "../../python-semantics/index.ts";
 import { readAsset } from "./data.ts";
 import { findTask, getDomain } from "./domains.ts";
 import { PARTICIPANT_FIELDS } from "./record.ts";
@@ -199,8 +199,20 @@ function episodeRecord(episode: ExportEpisode): EpisodeRecord {
     taskId,
     termination: raised ? "infrastructure_error" : String(diagnostics.tau2_termination ?? "agent_error"),
     rewardInfo: raised ? null : diagnostics.reward_info,
-    messages: diagnostics.tau2_messages,
+    messages: (diagnostics.tau2_messages as JsonValue[]).map(exactArguments),
   };
+}
+
+/** A recorded message with each call's arguments as Python held them (`arguments_json`), for `json.dump`. */
+function exactArguments(message: JsonValue): JsonValue {
+  const row = asRow(message);
+  if (!Array.isArray(row.tool_calls)) return message;
+  const calls = row.tool_calls.map((call) => {
+    const row = asRow(call);
+    const exact = typeof row.arguments_json === "string" ? (parsePythonJson(row.arguments_json) as unknown as JsonValue) : row.arguments;
+    return { id: orNull(row.id), name: orNull(row.name), arguments: orNull(exact), requestor: row.requestor ?? "assistant" };
+  });
+  return { ...row, tool_calls: calls };
 }
 
 /** Builds the `Results` object of a tau2 run's episodes (one domain per file, as tau2 writes them). */

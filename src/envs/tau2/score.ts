@@ -1,4 +1,5 @@
 import type { JsonValue, RewardBreakdown } from "../../core/index.ts";
+import { PythonError } from "../../python-semantics/index.ts";
 import type { DomainBundle } from "./domains.ts";
 import { evaluateOrError, type NlJudge, type TerminationReason } from "./evaluate.ts";
 import { tau2MessagesJson } from "./record.ts";
@@ -28,7 +29,14 @@ export async function scoreEpisode(
   if (basis.includes("NL_ASSERTION") && !needsJudge) {
     nl = { reward: 1.0, nl_assertions: [], reward_breakdown: { NL_ASSERTION: 1.0 }, info: { note: "No nl_assertions to evaluate" } };
   } else if (needsJudge && judge && evaluated) {
-    const checks = await judge(task, trajectory);
+    let checks;
+    try {
+      checks = await judge(task, trajectory);
+    } catch (error) {
+      // tau2's evaluation raises (a malformed answer, a failed call): its runner retries the simulation, then
+      // records an infrastructure error. Here the episode carries the evaluation error the retry rule reads.
+      return evaluationFailure(basis, trajectory, termination, counts, judgeErrorText(error));
+    }
     const reward = checks.every((check) => check.met) ? 1.0 : 0.0;
     nl = { reward, nl_assertions: checks, reward_breakdown: { NL_ASSERTION: reward }, info: null };
   }
@@ -50,15 +58,14 @@ export async function scoreEpisode(
     if (!basis.includes(type)) continue;
     components[type] = type === "NL_ASSERTION" && partial ? null : premature ? 0 : (breakdown[type] ?? 1);
   }
+  if (result.error) return evaluationFailure(basis, trajectory, termination, counts, result.error);
   const total = info ? (info.reward as number) : 0;
   const pass = !partial && total === 1 ? 1 : 0;
   return {
     total,
     components,
     formula: `product over the task's reward basis (${basis.join(" × ")})${partial ? "; NL_ASSERTION unscored (no judge): partial, never a pass" : ""}`,
-    errors: result.error
-      ? [{ type: "RewardError", code: "TAU2_EVALUATION_ERROR", message: `tau2's evaluator raised ${result.error}`, boundary: "reward" }]
-      : [],
+    errors: [],
     diagnostics: {
       pass,
       partial: partial ? 1 : 0,
@@ -66,6 +73,38 @@ export async function scoreEpisode(
       tool_errors: counts.errors,
       tau2_termination: termination,
       reward_info: (info ?? null) as JsonValue,
+      tau2_messages: tau2MessagesJson(trajectory),
+    },
+  };
+}
+
+function judgeErrorText(error: unknown): string {
+  if (error instanceof PythonError) return `${error.pythonType}: ${error.message}`;
+  const code = (error as { code?: unknown }).code;
+  return `${typeof code === "string" ? code : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A simulation whose evaluation raised: reward 0 with the error that makes it tau2's infrastructure error. */
+function evaluationFailure(
+  basis: RewardType[],
+  trajectory: readonly Tau2Message[],
+  termination: TerminationReason,
+  counts: { steps: number; errors: number },
+  error: string,
+): RewardBreakdown {
+  return {
+    total: 0,
+    components: Object.fromEntries(COMPONENTS.filter((type) => basis.includes(type)).map((type) => [type, 0])),
+    formula: `product over the task's reward basis (${basis.join(" × ")}); tau2's evaluation raised (an infrastructure error in tau2's runner)`,
+    errors: [{ type: "RewardError", code: "TAU2_EVALUATION_ERROR", message: `tau2's evaluator raised ${error}`, boundary: "reward" }],
+    diagnostics: {
+      pass: 0,
+      partial: 0,
+      steps: counts.steps,
+      tool_errors: counts.errors,
+      tau2_termination: termination,
+      reward_info: null,
+      evaluation_error: error,
       tau2_messages: tau2MessagesJson(trajectory),
     },
   };

@@ -1,8 +1,25 @@
-import type { BenchmarkSummary, SummaryEpisode, SummarySpec } from "../../core/index.ts";
+import type { BenchmarkSummary, SummaryEpisode, SummarySpec, Trajectory } from "../../core/index.ts";
 import { mean, passHatIntervals } from "../../statistics/statistics.ts";
 
 /** The reward error of an episode whose evaluation raised in tau2's evaluator (tau2's runner: an infrastructure error). */
 export const EVALUATION_ERROR = "TAU2_EVALUATION_ERROR";
+
+/** tau2's `DEFAULT_RETRY_ATTEMPTS` (`config.py`), `RunConfig.max_retries`: re-runs of a simulation that raised. */
+export const TAU2_MAX_RETRIES = 3;
+
+/**
+ * Why tau2's `run_with_retry` would have caught an exception from this simulation (undefined: none): the
+ * run raised (an agent, user or judge call failed, the agent's arguments were not JSON, an empty message) or
+ * tau2's evaluation raised.
+ */
+export function simulationRaised(trajectory: Trajectory): string | undefined {
+  if (trajectory.termination === "errored") {
+    const error = trajectory.errors[0];
+    return error ? `${error.code}: ${error.message}` : "errored";
+  }
+  const evaluation = trajectory.reward?.errors.find((error) => error.code === EVALUATION_ERROR);
+  return evaluation ? `${evaluation.code}: ${evaluation.message}` : undefined;
+}
 
 /** tau2's success test (`metrics/agent_metrics.py`, `is_successful`): the reward is within 1e-6 of 1. */
 export function isSuccessful(reward: number): boolean {
@@ -25,6 +42,21 @@ export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSum
   let partial = 0;
   let infrastructure = 0;
   const rewards: number[] = [];
+  // tau2's retry rule (eval re-runs a simulation that raised): how many were re-run, how often, and why.
+  let retried = 0;
+  let reruns = 0;
+  const retryReasons: Record<string, number> = {};
+  for (const episode of episodes) {
+    const attemptErrors = episode.diagnostics?.attempt_errors;
+    if (Array.isArray(attemptErrors) && attemptErrors.length > 0) {
+      retried++;
+      reruns += Math.min(attemptErrors.length, TAU2_MAX_RETRIES);
+      for (const reason of attemptErrors) {
+        const code = String(reason).split(":")[0] as string;
+        retryReasons[code] = (retryReasons[code] ?? 0) + 1;
+      }
+    }
+  }
   for (const episode of episodes) {
     const reward = episode.metrics.reward;
     if (typeof reward !== "number") continue;
@@ -75,7 +107,16 @@ export function summarizeTau2(episodes: readonly SummaryEpisode[]): BenchmarkSum
     partial_simulations: partial,
     not_computed: notComputed,
     infrastructure_errors: infrastructure,
-    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText}${infrastructure > 0 ? `; ${infrastructure} simulations left out: tau2's evaluator raised, an infrastructure error in tau2` : ""}${viaTool ? "; protocol: the customer as a tool (toolgym's training protocol), not tau2's leaderboard protocol" : ""})`,
+    retried_simulations: retried,
+    retries: reruns,
+    retry_reasons: retryReasons,
+    text: `${shown.join(" · ")} (${tasks.length} tasks × ${trials} trials; avg_reward ${avgReward === null ? "not computed" : fixed(avgReward)}${basisText}${infrastructure > 0 ? `; ${infrastructure} simulations left out: tau2's evaluator raised in all ${TAU2_MAX_RETRIES + 1} attempts, an infrastructure error in tau2` : ""}${
+      retried > 0
+        ? `; ${retried} simulations re-run (${reruns} re-runs, tau2's retry rule; ${Object.entries(retryReasons)
+            .map(([code, count]) => `${code} ×${count}`)
+            .join(", ")})`
+        : ""
+    }${viaTool ? "; protocol: the customer as a tool (toolgym's training protocol), not tau2's leaderboard protocol" : ""})`,
   };
 }
 

@@ -1,4 +1,5 @@
 import { PythonError, pythonFloatRepr, pythonHasKey, pythonLower, pythonRound, pythonStr, pythonTypeName } from "../../python-semantics/index.ts";
+import { buildModel, type FieldKind } from "./pydantic.ts";
 import type { CowStore } from "./store.ts";
 import type { Tau2Function, ToolContext, ToolType } from "./toolkit.ts";
 
@@ -16,6 +17,15 @@ export const DEFAULT_APN = (): Row => ({
   mms_proxy: null,
   mms_port: null,
 });
+/** `APNSettings`' fields in declaration order: (name, pydantic type, default). */
+const APN_FIELDS: ReadonlyArray<readonly [string, FieldKind, unknown]> = [
+  ["apn_name", { enum: ["internet", "broken"] }, "internet"],
+  ["reset_at_reboot", "bool", false],
+  ["mms_apn", "optional_str", "mms"],
+  ["mmsc_url", "optional_str", "http://mms.carrier.com/mms/wapenc"],
+  ["mms_proxy", "optional_str", null],
+  ["mms_port", "optional_int", null],
+];
 const MODES = ["4g_5g_preferred", "4g_only", "3g_only", "2g_only"];
 
 class Phone {
@@ -28,6 +38,13 @@ class Phone {
   }
   get apn(): Row {
     return this.device.active_apn_settings as Row;
+  }
+  /** An APN attribute, or the AttributeError Python raises once `set_apn_settings` stored a non-dict there. */
+  apnField(name: string): unknown {
+    const settings = this.device.active_apn_settings;
+    if (settings === null || typeof settings !== "object" || Array.isArray(settings))
+      throw new PythonError("AttributeError", `'${pythonTypeName(settings)}' object has no attribute '${name}'`);
+    return (settings as Row)[name];
   }
   setDevice(fields: Row): void {
     Object.assign(this.store.writable(["device"]), fields);
@@ -62,7 +79,7 @@ class Phone {
     } else {
       this.setDevice(none);
     }
-    if (this.device.airplane_mode || this.apn.apn_name === "broken" || !this.surroundings.line_active) this.setDevice(none);
+    if (this.device.airplane_mode || this.apnField("apn_name") === "broken" || !this.surroundings.line_active) this.setDevice(none);
   }
 
   mobileDataWorking(): boolean {
@@ -93,7 +110,7 @@ class Phone {
     const device = this.device;
     if (device.network_technology_connected === "2G") return false;
     if (device.wifi_calling_enabled && device.wifi_calling_mms_over_wifi) return false;
-    if (this.apn.mmsc_url == null) return false;
+    if (this.apnField("mmsc_url") == null) return false;
     const messaging = (device.app_statuses as Row).messaging as Row | undefined;
     if (!messaging) return false;
     const permissions = messaging.permissions as Row;
@@ -234,11 +251,18 @@ export const telecomUserTools: Tau2Function[] = [
   ),
   fn("toggle_data_saver_mode", "write", [], (device) => device.withBar(`Data Saver Mode is now ${onOff(device.toggle("data_saver_mode", false))}.`)),
   fn("check_apn_settings", "read", [], (device) => {
+    device.apnField("model_copy");
     const apn = device.apn;
     return `Current APN Name: ${apn.apn_name || "Not Set"}\nMMSC URL (for picture messages): ${apn.mmsc_url || "Not Set"}\n(These are technical settings, usually best left unchanged.)`;
   }),
   fn("set_apn_settings", "write", ["apn_settings"], (device, { apn_settings }) => {
-    const settings = device.own({ ...DEFAULT_APN(), ...(apn_settings as Row) });
+    // `APNSettings(**apn_settings)` for a dict; anything else is stored as it is, then its `.apn_name` raises.
+    const given = apn_settings instanceof Map ? Object.fromEntries(apn_settings) : apn_settings;
+    if (given === null || typeof given !== "object" || Array.isArray(given)) {
+      device.setDevice({ active_apn_settings: given ?? null });
+      throw new PythonError("AttributeError", `'${pythonTypeName(given)}' object has no attribute 'apn_name'`);
+    }
+    const settings = device.own(buildModel("APNSettings", APN_FIELDS, given as Row));
     device.setDevice({ active_apn_settings: settings });
     device.networkSearch();
     return device.withBar(`APN settings set to: ${settings.apn_name}`);
@@ -323,7 +347,7 @@ export const telecomUserTools: Tau2Function[] = [
   ),
   fn("reboot_device", "write", [], (device) => {
     const lines: string[] = [];
-    if (device.apn.reset_at_reboot) {
+    if (device.apnField("reset_at_reboot")) {
       lines.push("Resetting APN settings...");
       device.setDevice({ active_apn_settings: device.own(DEFAULT_APN()) });
     }

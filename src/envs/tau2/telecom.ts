@@ -1,6 +1,6 @@
 import { lazy, readAsset } from "./data.ts";
 import type { Tau2Domain } from "./environment.ts";
-import { PythonError, PythonFloat, pythonFloatRepr, pythonLower, pythonStr } from "../../python-semantics/index.ts";
+import { PythonError, PythonFloat, pythonFloatRepr, pythonFormatFixed, pythonLower, pythonStr } from "../../python-semantics/index.ts";
 import { deepFreeze, type CowStore } from "./store.ts";
 import { normalizeTelecomAgent, normalizeTelecomUser } from "./telecom-data.ts";
 import { Phone, telecomUserTools } from "./telecom-device.ts";
@@ -148,7 +148,7 @@ const agentTools: Tau2Function[] = [
     line.data_refueling_gb = (line.data_refueling_gb as number) + amount;
     applyCharge(context, customer_id, charge, `Data refueling: ${pythonArgumentText(gb_amount)} GB at $${pythonFloatRepr(rate)}/GB`);
     return {
-      message: `Successfully added ${pythonArgumentText(gb_amount)} GB of data for line ${pythonStr(line_id)} for $${charge.toFixed(2)}`,
+      message: `Successfully added ${pythonArgumentText(gb_amount)} GB of data for line ${pythonStr(line_id)} for $${pythonFormatFixed(charge, 2)}`,
       new_data_refueling_gb: new PythonFloat(line.data_refueling_gb as number),
       charge: new PythonFloat(charge),
     };

@@ -105,6 +105,12 @@ export function numericArgument(value: unknown, operator: string): { value: numb
   if (value instanceof PythonFloat) return { value: value.value, float: true };
   if (typeof value === "number") return { value, float: !Number.isInteger(value) };
   if (typeof value === "boolean") return { value: value ? 1 : 0, float: false };
+  if (typeof value === "bigint") {
+    // Python compares a big int exactly; mixing it with a float converts it, which overflows past ~1.8e308.
+    const converted = Number(value);
+    if (converted === Infinity) throw new PythonError("OverflowError", "int too large to convert to float");
+    return { value: converted, float: false };
+  }
   throw new PythonError("TypeError", `'${operator}' not supported between instances of '${pythonTypeName(value)}' and 'int'`);
 }
 

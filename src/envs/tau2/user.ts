@@ -1,5 +1,6 @@
 import { ToolInputError, type Message, type ToolSpec } from "../../core/index.ts";
 import { parsePythonJson } from "../../python-semantics/index.ts";
+import { tau2RequestMessages } from "./request.ts";
 import { chatModel, complete, type ModelAddress } from "./llm.ts";
 import { STOP, userSystemPrompt } from "./prompts.ts";
 import type { Tau2Message, Tau2Task } from "./types.ts";
@@ -80,7 +81,8 @@ export function createLlmUser(options: {
         event.toolResults.forEach((result, position) =>
           messages.push({ role: "tool", tool_call_id: pendingIds[position] ?? `user_call_${position}`, content: result.content }),
         );
-      const turn = await complete(model, messages, options.tools);
+      // The request's messages as tau2's `to_litellm_messages` builds them (its `generate` serves the user too).
+      const turn = await complete(model, tau2RequestMessages(messages), options.tools);
       const reply = turn.message;
       messages.push(reply);
       // tau2's generate runs json.loads on each call's arguments; text that is not JSON raises there.
