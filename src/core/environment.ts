@@ -81,6 +81,12 @@ export interface Episode {
    * with this text instead of scoring conversations that never happened.
    */
   readonly trainerRefusal?: string;
+  /**
+   * Set when the episode's reward would leave part of its basis unscored (tau2's NL assertions without a
+   * judge): a trainer would learn from a reward that is not the benchmark's. The server refuses such a
+   * session with this text unless its operator allows partial rewards, and `toolgym dataset` leaves it out.
+   */
+  readonly partialReward?: string;
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
   /** Tools protocol: the agent may also talk (to a simulated user) with plain-text replies. */

@@ -15,12 +15,15 @@ export interface ServerResources {
   models?: Readonly<Record<string, string>>;
   /** Largest data file a session may load, in bytes (default 1 GiB). */
   maxDataFileBytes?: number;
+  /** The operator lets sessions train on a partial reward (`--allow-partial-rewards`: tau2's NL assertions without a judge). */
+  partialRewards?: boolean;
 }
 
 export interface ResolvedResources {
   roots: string[];
   models: Record<string, string>;
   maxDataFileBytes: number;
+  partialRewards: boolean;
 }
 
 function refuse(code: string, message: string, status = 400): ServerError {
@@ -41,7 +44,7 @@ export function resolveResources(resources: ServerResources = {}): ResolvedResou
   });
   const models: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, address] of Object.entries(resources.models ?? {})) models[name] = address;
-  return { roots, models, maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3 };
+  return { roots, models, maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3, partialRewards: resources.partialRewards === true };
 }
 
 const within = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
