@@ -18,7 +18,7 @@ import type { NlJudge, TerminationReason } from "./evaluate.ts";
 import { FIRST_AGENT_MESSAGE, STOP, agentSystemPrompt, isUserStop } from "./prompts.ts";
 import { historyForAgent, withModelDefaults } from "./history.ts";
 import { tau2MessagesJson, tau2Now } from "./record.ts";
-import { scoreEpisode } from "./score.ts";
+import { goalHolds, scoreEpisode } from "./score.ts";
 import { rewardBasis, type Tau2Message, type Tau2Task, type Tau2ToolCall } from "./types.ts";
 import type { UserSimulator } from "./user.ts";
 import { AFTER_END, CUSTOMER_LEFT, CUSTOMER_TOOL, customerContent, customerToolSpec, leaderboardProtocolRefusal } from "./customer-tool.ts";
@@ -381,6 +381,11 @@ export class Tau2Episode implements Episode {
     if (!finished) return { ...breakdown, diagnostics: { ...breakdown.diagnostics, provisional: 1 } };
     this.cached = breakdown;
     return breakdown;
+  }
+
+  /** Whether the conversation so far already meets the task's goal (what the scripted customer asks before it stops). */
+  goalMet(): boolean {
+    return goalHolds(this.options, this.trajectory);
   }
 
   /** The run's counts; tau2's message list too when no reward carries it (an errored run). */

@@ -53,12 +53,18 @@ function actionsFromAssertions(task: Tau2Task): Tau2Action[] {
     }));
 }
 
+/** Asks the customer to perform one of its own tools, naming it and its arguments (the customer cannot know them otherwise). */
+function askUser(action: Tau2Action): string {
+  const args = Object.keys(action.arguments ?? {}).length > 0 ? ` with ${JSON.stringify(action.arguments)}` : "";
+  return `Please run ${action.name}${args} on your phone and tell me what you see.`;
+}
+
 /** The oracle: each gold action in order (asking the user to run the user-side ones), then every fact to communicate. */
 function oracleMoves(task: Tau2Task): ScriptedDecision[] {
   const moves: ScriptedDecision[] = [];
   const gold = task.evaluation_criteria?.actions ?? [];
   for (const action of gold.length > 0 ? gold : actionsFromAssertions(task)) {
-    if ((action.requestor ?? "assistant") === "user") moves.push({ text: `Please run ${action.name} on your phone and tell me what you see.` });
+    if ((action.requestor ?? "assistant") === "user") moves.push({ text: askUser(action) });
     else moves.push({ calls: [{ name: action.name, arguments: action.arguments }] });
   }
   const facts = task.evaluation_criteria?.communicate_info ?? [];
@@ -93,7 +99,7 @@ function noisyOracleMoves(envTask: Tau2EnvTask, epsilon: number, random: Random)
   for (const action of gold.length > 0 ? gold : actionsFromAssertions(task)) {
     const wrong = random.chance(epsilon);
     if ((action.requestor ?? "assistant") === "user") {
-      if (!wrong) moves.push({ text: `Please run ${action.name} on your phone and tell me what you see.` });
+      if (!wrong) moves.push({ text: askUser(action) });
       continue;
     }
     const args = wrong ? otherArguments(envTask, action, random) : action.arguments;
