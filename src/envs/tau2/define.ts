@@ -159,7 +159,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
       // tau2 gives the trial's seed to the user model; a run without trials is tau2's first trial of its default seed.
       const seed = context?.seed ?? tau2TrialSeeds(TAU2_DEFAULT_SEED, 1)[0];
       // The scripted customer asks the episode whether its goal holds, as tau2's user reads its own state.
-      let episode: Tau2Episode | undefined;
+      const started: { episode?: Tau2Episode } = {};
       const user = settings.user_model
         ? createLlmUser({
             address: parseModelAddress(settings.user_model, "user_model"),
@@ -171,14 +171,14 @@ export function defineTau2Environment(options: { domain: string; title: string; 
             maxTokens: settings.user_max_tokens,
             chatTemplateKwargs: settings.user_chat_template_kwargs,
           })
-        : createScriptedUser(task, { userTools: userTools.map((tool) => tool.function.name), goalMet: () => episode?.goalMet() ?? false });
+        : createScriptedUser(task, { userTools: userTools.map((tool) => tool.function.name), goalMet: () => started.episode?.goalMet() ?? false });
       const judge = settings.judge_model
         ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
             maxTokens: settings.user_max_tokens,
             chatTemplateKwargs: settings.judge_chat_template_kwargs,
           })
         : null;
-      episode = new Tau2Episode({
+      const episode = new Tau2Episode({
         bundle: bundle(),
         task,
         user,
@@ -190,6 +190,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         customerTool: settings.customer === "tool",
         envId: `tau2_${domain}`,
       });
+      started.episode = episode;
       return episode;
     },
     policies: tau2Policies,
