@@ -9,7 +9,7 @@ import { Tau2Episode } from "./episode.ts";
 import { tau2SftExporter } from "./export.ts";
 import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
-import { NOISE_LEVELS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
+import { NOISE_LEVELS, TRAINING_PILOTS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2ResultsExporter } from "./results-file.ts";
 import { tau2Summary } from "./summary.ts";
@@ -205,6 +205,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         pilots: [],
         pilotMax: 1,
         below: tau2Policies.filter((policy) => policy.kind === "pilot").map((policy) => [policy.id, "oracle"] as [string, string]),
+        // The training protocol's pilots steer the customer; none may earn more than a conversation in which the agent does nothing.
+        notAbove: TRAINING_PILOTS.map((pilot) => [pilot, "do_nothing_stop"] as [string, string]),
         // More noise, less reward: the noisy oracles' means fall strictly with epsilon.
         monotone: ["oracle", ...NOISE_LEVELS.map((epsilon) => `noisy_oracle_${epsilon}`)],
       }),

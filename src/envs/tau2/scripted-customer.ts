@@ -119,7 +119,6 @@ export function createScriptedUser(task: Tau2Task, options: ScriptedCustomerOpti
       replies++;
       const text = event.agentText;
       if (replies === 1) return say(openingRequest(task));
-      if (options.goalMet?.()) return say(`Thank you, that is everything I needed. ${STOP}`);
       if (TRANSFERS.test(text)) return say(`Thank you. ${TRANSFER}`);
       if (replies >= maxReplies) return say(`I have to go now. ${STOP}`);
       const asked = named(text);
@@ -133,6 +132,8 @@ export function createScriptedUser(task: Tau2Task, options: ScriptedCustomerOpti
         const call: UserCall = { name: action.name, arguments: objectAfter(text, action.index + action.name.length) ?? {} };
         return { text: null, calls: [call] };
       }
+      // Asked to act, it acts; otherwise it looks at whether its problem is solved, and ends the call if so.
+      if (options.goalMet?.()) return say(`Thank you, that is everything I needed. ${STOP}`);
       if (ASKS_INFORMATION.test(text) && text.includes("?")) {
         idle = 0;
         const known = knownInfo(task);
