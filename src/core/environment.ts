@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AssistantMessage, JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
+import type { Trajectory } from "./trajectory.ts";
 import type { ArgumentValidator, RejectedCall, ToolResult, ToolSpec } from "./tools.ts";
 import type { AuditSpec, BreakdownSpec, FailureSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
 
@@ -220,6 +221,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   exports?: Record<string, RunExporter>;
   /** The benchmark's own summary of a run (its published formulas and printed line), shown by `toolgym report`. */
   summary?: SummarySpec;
+  /**
+   * `toolgym rescore`: the reward of a recorded episode by this version of the environment, from the
+   * conversation as recorded (tau2 grades its message record, NL assertions through the config's judge).
+   * Without it, rescore replays the recorded agent messages through a fresh episode.
+   */
+  rescore?(input: { task: Task; config: Config; trajectory: Trajectory; context?: EpisodeContext }): Promise<RewardBreakdown>;
   /**
    * Config keys that reach outside the process: a data file, a data directory, or a model endpoint. A server
    * lets a client name only what its operator fixed at start (`toolgym serve --data-dir`, `--model`).

@@ -1,11 +1,24 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { DataError, UsageError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type ReplayRequest, type ToolSpec } from "../../core/index.ts";
+import {
+  DataError,
+  UsageError,
+  defineEnvironment,
+  type EnvironmentDefinition,
+  type JsonValue,
+  type ReplayRequest,
+  type RewardBreakdown,
+  type ToolSpec,
+  type Trajectory,
+} from "../../core/index.ts";
 import { standardAcceptance } from "../_kit/acceptance.ts";
 import { parsePythonJson } from "../../python-semantics/index.ts";
 import { readJsonAsset } from "./data.ts";
 import { domainIds, findTask, getDomain } from "./domains.ts";
-import { Tau2Episode } from "./episode.ts";
+import { Tau2Episode, scoreEpisode } from "./episode.ts";
+import type { NlJudge, TerminationReason } from "./evaluate.ts";
+import type { DomainBundle } from "./domains.ts";
+import type { Tau2Message } from "./types.ts";
 import { tau2SftExporter } from "./export.ts";
 import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
@@ -97,6 +110,37 @@ function replayHook(domain: string) {
   };
 }
 
+function judgeFor(settings: Tau2EnvTask["settings"]): NlJudge | null {
+  return settings.judge_model
+    ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
+        maxTokens: settings.user_max_tokens,
+        chatTemplateKwargs: settings.judge_chat_template_kwargs,
+      })
+    : null;
+}
+
+/**
+ * `toolgym rescore`: tau2's evaluation of the recorded message list (as tau2's `evaluate_trajectories`
+ * re-grades a results file), NL assertions through the config's judge.
+ */
+async function rescoreRecord(bundle: DomainBundle, envTask: Tau2EnvTask, trajectory: Trajectory): Promise<RewardBreakdown> {
+  const diagnostics = (trajectory.reward?.diagnostics ?? trajectory.diagnostics ?? {}) as Record<string, JsonValue>;
+  const messages = diagnostics.tau2_messages;
+  const termination = diagnostics.tau2_termination;
+  if (!Array.isArray(messages) || typeof termination !== "string")
+    throw new DataError({
+      code: "TAU2_RECORD_MISSING",
+      message: `episode ${trajectory.id} has no tau2 message record (tau2_messages, tau2_termination); runs written before toolgym kept it cannot be re-graded, run the evaluation again`,
+    });
+  const counts = { steps: Number(diagnostics.steps ?? 0), errors: Number(diagnostics.tool_errors ?? 0) };
+  return scoreEpisode(
+    { bundle, task: envTask.task, judge: judgeFor(envTask.settings) },
+    messages as unknown as Tau2Message[],
+    termination as TerminationReason,
+    counts,
+  );
+}
+
 export function defineTau2Environment(options: { domain: string; title: string; defaultSplit: string; description: string; seedOrder?: number }) {
   const { domain } = options;
   if (!domainIds().includes(domain)) throw new Error(`tau2 domain ${domain} is not registered`);
@@ -172,12 +216,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
             chatTemplateKwargs: settings.user_chat_template_kwargs,
           })
         : createScriptedUser(task, { userTools: userTools.map((tool) => tool.function.name), goalMet: () => started.episode?.goalMet() ?? false });
-      const judge = settings.judge_model
-        ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
-            maxTokens: settings.user_max_tokens,
-            chatTemplateKwargs: settings.judge_chat_template_kwargs,
-          })
-        : null;
+      const judge = judgeFor(settings);
       const episode = new Tau2Episode({
         bundle: bundle(),
         task,
@@ -215,6 +254,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     replay: replayHook(domain),
     exports: { "tau2-sft": tau2SftExporter(() => toolSchemas(domain, "assistant")), "tau2-results": tau2ResultsExporter(domain) },
     summary: tau2Summary,
+    rescore: ({ task, trajectory }) => rescoreRecord(bundle(), task, trajectory),
     trialSeeds: tau2TrialSeeds,
     defaultSeed: TAU2_DEFAULT_SEED,
   });
