@@ -85,6 +85,34 @@ describe("tau2's default customer under the training protocol (customer as a too
     assert.equal((await play(tau2TelecomEnvironment, "train", 0, "ask_user_tools")).reward?.total, 0);
   });
 
+  it("toolgym audit under the training protocol runs the new pilots and holds them to the do-nothing ceiling", { timeout: 120_000 }, async () => {
+    const result = await runCli([
+      "audit",
+      "tau2_mock",
+      "--config",
+      '{"customer":"tool"}',
+      "--num-trials",
+      "1",
+      "--json",
+      "--policies",
+      ["oracle", "do_nothing_stop", ...TRAINING_PILOTS].join(","),
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const audit = JSON.parse(result.stdout) as Json;
+    assert.equal(audit.verdict, "pass");
+    for (const pilot of TRAINING_PILOTS) assert.ok(audit.policies[pilot].mean <= audit.policies.do_nothing_stop.mean, pilot);
+    const spec = tau2MockEnvironment.audit;
+    assert.ok(spec);
+    const summary = (mean: number) => ({ mean, ci_low: mean, ci_high: mean, n: 10, unscored: 0, components: {} });
+    const summaries = Object.fromEntries(
+      spec.policies.map((id) => [id, summary(id === "oracle" ? 1 : id.startsWith("noisy") ? 0.9 - Number(id.slice(-3)) : 0.1)]),
+    );
+    assert.deepEqual(spec.acceptance(summaries), []);
+    assert.deepEqual(spec.acceptance({ ...summaries, promise_everything: summary(0.2) }), [
+      "promise_everything mean 0.200 is above do_nothing_stop mean 0.100",
+    ]);
+  });
+
   it("opens with its reason for calling in its own words, gives its known information only when asked, and never its instructions", async () => {
     const retail = taskOf("retail", "base", 0);
     assert.match(JSON.stringify(retail.user_scenario), /W2378156/);
