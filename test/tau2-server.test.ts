@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { CUSTOMER_LEFT, CUSTOMER_TOOL } from "../src/envs/tau2/customer-tool.ts";
 import { findTask, getDomain } from "../src/envs/tau2/domains.ts";
-import { openingRequest } from "../src/envs/tau2/user.ts";
+import { openingRequest } from "../src/envs/tau2/scripted-customer.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -74,17 +74,43 @@ describe("tau2 sessions of toolgym serve hold the whole conversation (customer a
     assert.equal(after.json.is_error, true, "nothing runs once the customer has left");
   });
 
-  it("a conversation that does nothing scores 0 (tau2's evaluation, not a missing conversation)", async () => {
+  it("a conversation that does nothing scores 0 (tau2's evaluation, not a missing conversation); the customer says so before it gives up", async () => {
     const { session_id: id } = await open();
-    const answer = await post(`/sessions/${id}/call`, {
-      name: CUSTOMER_TOOL,
-      arguments: { content: "Thanks for calling. Is there anything else I can help you with?" },
-    });
+    const close = () =>
+      post(`/sessions/${id}/call`, { name: CUSTOMER_TOOL, arguments: { content: "Thanks for calling. Is there anything else I can help you with?" } });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await close();
+      assert.equal(answer.json.done, false, "a closing line does not end the conversation while the customer's problem stands");
+      assert.match(answer.json.content, /does not solve my problem/);
+      assert.doesNotMatch(answer.json.content, /###/);
+    }
+    const answer = await close();
     assert.equal(answer.json.done, true);
+    assert.match(answer.json.content, /###STOP###/);
     const scored = await reward(id);
     assert.equal(scored.total, 0);
     assert.equal(scored.diagnostics.tau2_termination, "user_stop");
     assert.equal(scored.components.DB, 0);
+  });
+
+  it("a reward asked mid-episode is provisional and never kept: the gold conversation still scores 1.0 afterwards", async () => {
+    const { session_id: id } = await open();
+    const early = await reward(id);
+    assert.equal(early.provisional, true);
+    assert.equal(early.done, false);
+    assert.equal(early.total, 0);
+    assert.equal(early.diagnostics.provisional, 1);
+    let last: Json = {};
+    for (const [name, args] of goldCalls()) {
+      last = (await post(`/sessions/${id}/call`, { name, arguments: args })).json;
+      if (!last.done) assert.equal((await reward(id)).provisional, true);
+    }
+    assert.equal(last.done, true);
+    const scored = await reward(id);
+    assert.equal(scored.total, 1, JSON.stringify(scored.components));
+    assert.equal(scored.provisional, false);
+    assert.equal(scored.diagnostics.provisional, undefined);
+    assert.equal(scored.diagnostics.tau2_termination, "user_stop");
   });
 
   it("a tau2 session under tau2's leaderboard protocol is refused at creation with one clear error, never scored", async () => {
@@ -111,8 +137,12 @@ describe("tau2 sessions of toolgym serve hold the whole conversation (customer a
     socket.send(JSON.stringify({ type: "reset", data: { env: "tau2_mock", split: "base", index: 0, config: { customer: "tool" } } }));
     const reset = await next();
     assert.equal(reset.data.observation.messages.at(-1).role, "user");
-    socket.send(JSON.stringify({ type: "step", data: { type: "call_tool", tool_name: CUSTOMER_TOOL, arguments: { content: "Is there anything else?" } } }));
-    const step = await next();
+    let step: Json = {};
+    for (let attempt = 0; attempt < 3; attempt++) {
+      socket.send(JSON.stringify({ type: "step", data: { type: "call_tool", tool_name: CUSTOMER_TOOL, arguments: { content: "Is there anything else?" } } }));
+      step = await next();
+      if (attempt < 2) assert.equal(step.data.reward, null, "no reward while the conversation goes on");
+    }
     assert.match(step.data.observation.result, /###STOP###/);
     assert.equal(step.data.done, true);
     assert.equal(step.data.reward, 0);

@@ -62,7 +62,9 @@ describe("toolgym_trl on tau2_mock with the customer as a tool (scripted user)",
     assert.ok((report.gold.replies.at(-1) as string).endsWith(CUSTOMER_LEFT));
   });
 
-  it("a conversation that does nothing scores 0", () => {
+  it("a conversation that does nothing scores 0: the customer says its problem stands, then ends the call", () => {
+    assert.equal(report.do_nothing.replies.length, 3);
+    assert.match(report.do_nothing.replies[0], /does not solve my problem/);
     assert.equal(report.do_nothing.done, true);
     assert.equal(report.do_nothing.reward, 0);
   });

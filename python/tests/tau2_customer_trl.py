@@ -34,8 +34,11 @@ def adapter(url: str, rows_path: str, gold_path: str) -> dict:
 
     idle = Environment()
     idle.reset(**row)
-    reply = idle.send_message_to_user(content="Thank you for calling. Is there anything else I can help you with?")
-    report["do_nothing"] = {"reply": reply, "done": idle.done, "reward": idle.get_reward()}
+    # The customer says its problem is not solved, then gives up (tau2's user ends the call itself).
+    replies = []
+    while not idle.done and len(replies) < 5:
+        replies.append(idle.send_message_to_user(content="Thank you for calling. Is there anything else I can help you with?"))
+    report["do_nothing"] = {"replies": replies, "done": idle.done, "reward": idle.get_reward()}
 
     errors = {}
     for name, candidate in (

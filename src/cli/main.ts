@@ -8,6 +8,7 @@ import { registerList } from "./commands/list.ts";
 import { registerPipeline } from "./commands/pipeline.ts";
 import { registerReplay } from "./commands/replay.ts";
 import { registerReport } from "./commands/report.ts";
+import { registerRescore } from "./commands/rescore.ts";
 import { registerScore } from "./commands/score.ts";
 import { registerServe } from "./commands/serve.ts";
 import { registerSft } from "./commands/sft.ts";
@@ -49,6 +50,7 @@ export function createProgram(context: CommandContext): Command {
   registerScore(program, context);
   registerExport(program, context);
   registerReport(program, context);
+  registerRescore(program, context);
   registerServe(program, context);
   registerDataset(program, context);
   registerView(program, context);

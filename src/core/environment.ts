@@ -82,6 +82,12 @@ export interface Episode {
    * with this text instead of scoring conversations that never happened.
    */
   readonly trainerRefusal?: string;
+  /**
+   * Set when the episode's reward would leave part of its basis unscored (tau2's NL assertions without a
+   * judge): a trainer would learn from a reward that is not the benchmark's. The server refuses such a
+   * session with this text unless its operator allows partial rewards, and `toolgym dataset` leaves it out.
+   */
+  readonly partialReward?: string;
   /** True once the episode has terminated (finish called, goal reached, steps exhausted...). */
   readonly done: boolean;
   /** Tools protocol: the agent may also talk (to a simulated user) with plain-text replies. */
@@ -244,6 +250,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
    * records an LLM error as an infrastructure error). Default `scored`: the episode is the model's failure.
    */
   modelFailures?: "scored" | "errored";
+  /**
+   * `toolgym rescore`: the reward of a recorded episode by this version of the environment, from the
+   * conversation as recorded (tau2 grades its message record, NL assertions through the config's judge).
+   * Without it, rescore replays the recorded agent messages through a fresh episode.
+   */
+  rescore?(input: { task: Task; config: Config; trajectory: Trajectory; context?: EpisodeContext }): Promise<RewardBreakdown>;
   /**
    * Config keys that reach outside the process: a data file, a data directory, or a model endpoint. A server
    * lets a client name only what its operator fixed at start (`toolgym serve --data-dir`, `--model`).

@@ -65,6 +65,11 @@ export const RunMetadataSchema = z.object({
   failure: z.object({ code: z.string(), message: z.string() }).optional(),
   /** Transport statistics of a model run (requests, retries, per-replica counts). */
   provider: json.optional(),
+  /**
+   * A run made by `toolgym rescore`: the run whose recorded episodes it re-graded (its id and directory),
+   * that run's environment version, and the judge the grading used (null: none).
+   */
+  rescore: z.object({ from: z.string(), directory: z.string(), envVersion: z.string(), judgeModel: z.string().nullable() }).optional(),
 });
 export type RunMetadata = z.infer<typeof RunMetadataSchema>;
 

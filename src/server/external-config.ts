@@ -17,6 +17,8 @@ export interface ServerResources {
   maxDataFileBytes?: number;
   /** Most tokens a client may ask of the operator's models per reply (`*_max_tokens` config keys; default 8192). */
   maxModelTokens?: number;
+  /** The operator lets sessions train on a partial reward (`--allow-partial-rewards`: tau2's NL assertions without a judge). */
+  partialRewards?: boolean;
 }
 
 export interface ResolvedResources {
@@ -24,6 +26,7 @@ export interface ResolvedResources {
   models: Record<string, string>;
   maxDataFileBytes: number;
   maxModelTokens: number;
+  partialRewards: boolean;
 }
 
 function refuse(code: string, message: string, status = 400): ServerError {
@@ -44,7 +47,13 @@ export function resolveResources(resources: ServerResources = {}): ResolvedResou
   });
   const models: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, address] of Object.entries(resources.models ?? {})) models[name] = address;
-  return { roots, models, maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3, maxModelTokens: resources.maxModelTokens ?? 8192 };
+  return {
+    roots,
+    models,
+    maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3,
+    maxModelTokens: resources.maxModelTokens ?? 8192,
+    partialRewards: resources.partialRewards === true,
+  };
 }
 
 const within = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);

@@ -149,6 +149,7 @@ export function createProtocol(options: ProtocolOptions): Protocol {
     maxSessionsPerClient: options.maxSessionsPerClient,
     idleMilliseconds: settings.idleSeconds * 1000,
     idPrefix: options.sessionIdPrefix,
+    allowPartialRewards: resources.partialRewards,
     now: options.now,
   });
   const catalog = createEnvironmentCatalog(options.environments);

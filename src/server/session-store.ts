@@ -135,6 +135,8 @@ export class SessionStore {
     // A session whose episode a trainer could not play through here (a partner reading plain messages) is refused, never scored 0.
     const refusal = driver.episode.trainerRefusal;
     if (refusal) throw badRequest("PROTOCOL_NOT_SERVABLE", refusal, 422);
+    const partialReward = driver.episode.partialReward;
+    if (partialReward && !this.options.allowPartialRewards) throw badRequest("PARTIAL_REWARD", partialReward, 422);
     if (task.sessions++ === 0) this.tasks[key] = task;
     const session: Session = {
       id: (this.options.idPrefix ?? "") + randomUUID(),
@@ -150,6 +152,7 @@ export class SessionStore {
       envCounters: this.envCounters(env.id),
       task,
       client,
+      ...(partialReward ? { partialReward } : {}),
     };
     this.sessions[session.id] = session;
     this.count++;
@@ -305,7 +308,7 @@ export class SessionStore {
     const counters = this.envCounters(session.env.id);
     counters.rewards++;
     if (typeof breakdown.total === "number") counters.rewardSum += breakdown.total;
-    return { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, calls: session.calls };
+    return { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, provisional: ended === null, calls: session.calls };
   }
 
   close(id: unknown, client?: string): boolean {
@@ -392,6 +395,7 @@ export function describeSession(session: Session): {
   max_turns: number;
   messages: Message[];
   tools: ToolSpec[];
+  partial_reward?: string;
 } {
   return {
     session_id: session.id,
@@ -403,5 +407,6 @@ export function describeSession(session: Session): {
     max_turns: session.maxTurns,
     messages: session.opening ? [...session.driver.episode.messages, ...session.opening] : session.driver.episode.messages,
     tools: session.driver.episode.tools,
+    ...(session.partialReward ? { partial_reward: session.partialReward } : {}),
   };
 }

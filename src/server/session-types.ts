@@ -39,6 +39,8 @@ export interface Session {
   task: SharedTask;
   /** The client that opened it (its token), for the per-client quota. */
   client: string;
+  /** Why its reward is partial, when the operator allowed it (`Episode.partialReward`); sent with the session. */
+  partialReward?: string;
 }
 
 /** A task and how many open sessions play it. */
@@ -58,6 +60,8 @@ export interface SessionStoreOptions {
   idleMilliseconds: number;
   /** Prepended to every session id; `toolgym serve --workers` routes requests to the worker named by it. */
   idPrefix?: string;
+  /** Open sessions whose episode's reward is partial (`Episode.partialReward`) instead of refusing them. */
+  allowPartialRewards?: boolean;
   now?: () => number;
 }
 
@@ -96,5 +100,7 @@ export interface RewardOutcome extends RewardBreakdown {
   ended_by: TerminationReason | null;
   /** The ending the reward was computed for: `ended_by`, or `no_tool_call` (the agent stopping now) for a running episode. */
   scored_as: TerminationReason;
+  /** The episode is still running: the reward may change, and the environment does not keep it (tau2 recomputes it). */
+  provisional: boolean;
   calls: number;
 }

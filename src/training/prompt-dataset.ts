@@ -39,6 +39,10 @@ export interface PromptDatasetOptions {
   seed: number;
   /** User config (object or JSON text); validated with the environment's schema. */
   config?: unknown;
+  /** Keep tasks whose reward would be partial (`Episode.partialReward`: tau2's NL assertions without a judge); left out by default. */
+  partialRewards?: boolean;
+  /** Told of each task index left out for a partial reward. */
+  onLeftOut?: (index: number, reason: string) => void;
 }
 
 /**
@@ -65,7 +69,8 @@ function trainingConfig(env: AnyEnvironment, given: unknown, split: string, seed
 /**
  * One row per task index. An episode that opens with I/O (tau2's simulated customer greeting the agent)
  * has its opening awaited, so the row's prompt ends with the customer's first message as a server
- * session's reset returns it.
+ * session's reset returns it. A task whose reward would be partial is left out (the server would refuse
+ * its session) unless `partialRewards` is set.
  */
 export async function* generatePromptRows(options: PromptDatasetOptions): AsyncGenerator<PromptRow> {
   const { env, split, n, seed } = options;
@@ -75,6 +80,11 @@ export async function* generatePromptRows(options: PromptDatasetOptions): AsyncG
   const configText = JSON.stringify(config);
   for (let index = 0; index < n; index++) {
     const episode = env.start(env.generate({ split, seed, index, config }));
+    const partial = episode.partialReward;
+    if (partial && !options.partialRewards) {
+      options.onLeftOut?.(index, partial);
+      continue;
+    }
     const opening = episode.opening ? await episode.opening() : [];
     const prompt = [...episode.messages, ...opening].map((message) => ({ role: message.role, content: message.content ?? "" }));
     yield { prompt, env: env.id, env_version: env.version, split, seed, index, config: configText, prompt_hash: promptHash(prompt) };

@@ -12,6 +12,7 @@ interface DatasetOptions {
   seed: number;
   config: string;
   out: string;
+  allowPartialRewards?: boolean;
 }
 
 export function registerDataset(program: Command, { io }: CommandContext): void {
@@ -28,15 +29,34 @@ export function registerDataset(program: Command, { io }: CommandContext): void 
     .option("--n <n>", "number of rows", parseInteger("--n", { min: 1 }), 4096)
     .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
     .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option(
+      "--allow-partial-rewards",
+      "keep tasks whose reward would leave part of the benchmark's basis unscored (tau2 NL assertions without judge_model); left out and counted by default",
+    )
     .action(async (envId: string, options: DatasetOptions) => {
       checkOutputPath(options.out, { force: options.force });
       const env = getEnvironment(envId);
       const split = resolveSplit(env, options.split);
+      let leftOut = 0;
       const count = await writeOutputAtomically(
         options.out,
-        (path) => writePromptDataset({ env, split, n: options.n, seed: options.seed, config: options.config, out: path }),
+        (path) =>
+          writePromptDataset({
+            env,
+            split,
+            n: options.n,
+            seed: options.seed,
+            config: options.config,
+            out: path,
+            partialRewards: options.allowPartialRewards === true,
+            onLeftOut: () => leftOut++,
+          }),
         { force: options.force },
       );
       io.stdout.write(`wrote ${count} prompts (${env.id}, split ${split}, seed ${options.seed}) to ${options.out}\n`);
+      if (leftOut > 0)
+        io.stdout.write(
+          `left out ${leftOut} of ${options.n} tasks whose reward needs a judge (NL assertions); set judge_model in --config, or pass --allow-partial-rewards to train on the reward without them\n`,
+        );
     });
 }

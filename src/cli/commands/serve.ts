@@ -17,6 +17,7 @@ interface ServeOptions {
   allowOrigin?: string[];
   allowHost?: string[];
   dataDir?: string[];
+  allowPartialRewards?: boolean;
   model?: string[];
   maxSessions: number;
   maxSessionsPerClient?: number;
@@ -87,7 +88,7 @@ export function serveSettings(options: ServeOptions): ServeSettings {
     tokens,
     allowedOrigins: options.allowOrigin ?? [],
     allowedHosts: options.allowHost ?? [],
-    resources: { dataDirectories, models: readModels(options.model) },
+    resources: { dataDirectories, models: readModels(options.model), ...(options.allowPartialRewards ? { partialRewards: true } : {}) },
     maxSessions: options.maxSessions,
     ...(options.maxSessionsPerClient !== undefined ? { maxSessionsPerClient: options.maxSessionsPerClient } : {}),
     maxConnections: options.maxConnections,
@@ -107,6 +108,10 @@ export function registerServe(program: Command, { io }: CommandContext): void {
     .option("--allow-host <name>", "accept this Host name besides the bound address (repeatable)", collectText("--allow-host"))
     .option("--data-dir <dir>", "a directory whose datasets session configs may name (repeatable; none by default)", collectText("--data-dir"))
     .option("--model <name=url#model>", "a model endpoint sessions may pick by name (tau2 user_model / judge_model; repeatable)", collectText("--model"))
+    .option(
+      "--allow-partial-rewards",
+      "open sessions whose reward leaves part of the benchmark's basis unscored (tau2 tasks with NL assertions and no judge_model); refused by default",
+    )
     .option("--max-sessions <n>", "most open sessions at once", parseInteger("--max-sessions", { min: 1 }), 1024)
     .option("--max-sessions-per-client <n>", "most open sessions per token (default: --max-sessions)", parseInteger("--max-sessions-per-client", { min: 1 }))
     .option("--max-connections <n>", "most open connections", parseInteger("--max-connections", { min: 1 }), 4096)

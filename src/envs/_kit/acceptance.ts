@@ -11,6 +11,8 @@ export interface StandardAcceptance {
   monotone?: string[];
   /** Pairs [lower, higher]: the first must score strictly below the second. */
   below?: Array<[string, string]>;
+  /** Pairs [pilot, ceiling]: the first must score no more than the second (a pilot against doing nothing). */
+  notAbove?: Array<[string, string]>;
 }
 
 export function standardAcceptance(rules: StandardAcceptance): AuditSpec["acceptance"] {
@@ -44,6 +46,12 @@ export function standardAcceptance(rules: StandardAcceptance): AuditSpec["accept
       const a = get(lower);
       const b = get(higher);
       if (a && b && !(a.mean < b.mean)) failures.push(`${lower} mean ${a.mean.toFixed(3)} is not strictly below ${higher} mean ${b.mean.toFixed(3)}`);
+    }
+    for (const [pilot, ceiling] of rules.notAbove ?? []) {
+      const a = get(pilot);
+      const b = get(ceiling);
+      if (!a || !b) failures.push(`policy '${a ? ceiling : pilot}' did not run`);
+      else if (!(a.mean <= b.mean)) failures.push(`${pilot} mean ${a.mean.toFixed(3)} is above ${ceiling} mean ${b.mean.toFixed(3)}`);
     }
     return failures;
   };

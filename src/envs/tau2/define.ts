@@ -1,15 +1,28 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { DataError, UsageError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type ReplayRequest, type ToolSpec } from "../../core/index.ts";
+import {
+  DataError,
+  UsageError,
+  defineEnvironment,
+  type EnvironmentDefinition,
+  type JsonValue,
+  type ReplayRequest,
+  type RewardBreakdown,
+  type ToolSpec,
+  type Trajectory,
+} from "../../core/index.ts";
 import { standardAcceptance } from "../_kit/acceptance.ts";
 import { parsePythonJson } from "../../python-semantics/index.ts";
 import { readJsonAsset } from "./data.ts";
 import { domainIds, findTask, getDomain } from "./domains.ts";
-import { Tau2Episode } from "./episode.ts";
+import { Tau2Episode, scoreEpisode } from "./episode.ts";
+import type { NlJudge, TerminationReason } from "./evaluate.ts";
+import type { DomainBundle } from "./domains.ts";
+import type { Tau2Message } from "./types.ts";
 import { tau2SftExporter } from "./export.ts";
 import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
-import { NOISE_LEVELS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
+import { NOISE_LEVELS, TRAINING_PILOTS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2ResultsExporter } from "./results-file.ts";
 import { TAU2_MAX_RETRIES, simulationRaised, tau2Summary } from "./summary.ts";
@@ -97,6 +110,37 @@ function replayHook(domain: string) {
   };
 }
 
+function judgeFor(settings: Tau2EnvTask["settings"]): NlJudge | null {
+  return settings.judge_model
+    ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
+        maxTokens: settings.user_max_tokens,
+        chatTemplateKwargs: settings.judge_chat_template_kwargs,
+      })
+    : null;
+}
+
+/**
+ * `toolgym rescore`: tau2's evaluation of the recorded message list (as tau2's `evaluate_trajectories`
+ * re-grades a results file), NL assertions through the config's judge.
+ */
+async function rescoreRecord(bundle: DomainBundle, envTask: Tau2EnvTask, trajectory: Trajectory): Promise<RewardBreakdown> {
+  const diagnostics = (trajectory.reward?.diagnostics ?? trajectory.diagnostics ?? {}) as Record<string, JsonValue>;
+  const messages = diagnostics.tau2_messages;
+  const termination = diagnostics.tau2_termination;
+  if (!Array.isArray(messages) || typeof termination !== "string")
+    throw new DataError({
+      code: "TAU2_RECORD_MISSING",
+      message: `episode ${trajectory.id} has no tau2 message record (tau2_messages, tau2_termination); runs written before toolgym kept it cannot be re-graded, run the evaluation again`,
+    });
+  const counts = { steps: Number(diagnostics.steps ?? 0), errors: Number(diagnostics.tool_errors ?? 0) };
+  return scoreEpisode(
+    { bundle, task: envTask.task, judge: judgeFor(envTask.settings) },
+    messages as unknown as Tau2Message[],
+    termination as TerminationReason,
+    counts,
+  );
+}
+
 export function defineTau2Environment(options: { domain: string; title: string; defaultSplit: string; description: string; seedOrder?: number }) {
   const { domain } = options;
   if (!domainIds().includes(domain)) throw new Error(`tau2 domain ${domain} is not registered`);
@@ -158,6 +202,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
       const userTools = toolSchemas(domain, "user");
       // tau2 gives the trial's seed to the user model; a run without trials is tau2's first trial of its default seed.
       const seed = context?.seed ?? tau2TrialSeeds(TAU2_DEFAULT_SEED, 1)[0];
+      // The scripted customer asks the episode whether its goal holds, as tau2's user reads its own state.
+      const started: { episode?: Tau2Episode } = {};
       const user = settings.user_model
         ? createLlmUser({
             address: parseModelAddress(settings.user_model, "user_model"),
@@ -169,14 +215,9 @@ export function defineTau2Environment(options: { domain: string; title: string; 
             maxTokens: settings.user_max_tokens,
             chatTemplateKwargs: settings.user_chat_template_kwargs,
           })
-        : createScriptedUser(task);
-      const judge = settings.judge_model
-        ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
-            maxTokens: settings.user_max_tokens,
-            chatTemplateKwargs: settings.judge_chat_template_kwargs,
-          })
-        : null;
-      return new Tau2Episode({
+        : createScriptedUser(task, { userTools: userTools.map((tool) => tool.function.name), goalMet: () => started.episode?.goalMet() ?? false });
+      const judge = judgeFor(settings);
+      const episode = new Tau2Episode({
         bundle: bundle(),
         task,
         user,
@@ -188,6 +229,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         customerTool: settings.customer === "tool",
         envId: `tau2_${domain}`,
       });
+      started.episode = episode;
+      return episode;
     },
     policies: tau2Policies,
     audit: {
@@ -201,6 +244,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         pilots: [],
         pilotMax: 1,
         below: tau2Policies.filter((policy) => policy.kind === "pilot").map((policy) => [policy.id, "oracle"] as [string, string]),
+        // The training protocol's pilots steer the customer; none may earn more than a conversation in which the agent does nothing.
+        notAbove: TRAINING_PILOTS.map((pilot) => [pilot, "do_nothing_stop"] as [string, string]),
         // More noise, less reward: the noisy oracles' means fall strictly with epsilon.
         monotone: ["oracle", ...NOISE_LEVELS.map((epsilon) => `noisy_oracle_${epsilon}`)],
       }),
@@ -211,6 +256,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
     summary: tau2Summary,
     // tau2's runner records an LLM error (a context overflow included) as an infrastructure error after its retries.
     modelFailures: "errored",
+    rescore: ({ task, trajectory }) => rescoreRecord(bundle(), task, trajectory),
     trialSeeds: tau2TrialSeeds,
     defaultSeed: TAU2_DEFAULT_SEED,
     simulationRetries: { retries: TAU2_MAX_RETRIES, raised: simulationRaised },

@@ -19,8 +19,8 @@ import { FIRST_AGENT_MESSAGE, STOP, agentSystemPrompt, isUserStop } from "./prom
 import { historyForAgent, withModelDefaults } from "./history.ts";
 import { tau2MessagesJson, tau2Now } from "./record.ts";
 import { tau2RequestMessages } from "./request.ts";
-import { scoreEpisode } from "./score.ts";
-import type { Tau2Message, Tau2Task, Tau2ToolCall } from "./types.ts";
+import { goalHolds, scoreEpisode } from "./score.ts";
+import { rewardBasis, type Tau2Message, type Tau2Task, type Tau2ToolCall } from "./types.ts";
 import type { UserSimulator } from "./user.ts";
 import { AFTER_END, CUSTOMER_LEFT, CUSTOMER_TOOL, customerContent, customerToolSpec, leaderboardProtocolRefusal } from "./customer-tool.ts";
 
@@ -139,6 +139,17 @@ export class Tau2Episode implements Episode {
 
   get trainerRefusal(): string | undefined {
     return this.options.customerTool ? undefined : leaderboardProtocolRefusal(this.options.envId ?? "tau2");
+  }
+
+  /** Without a judge, a task whose basis includes NL_ASSERTION would be trained on a reward that leaves its assertions out. */
+  get partialReward(): string | undefined {
+    const { task, judge, envId } = this.options;
+    const assertions = task.evaluation_criteria?.nl_assertions ?? [];
+    if (judge || assertions.length === 0 || !rewardBasis(task).includes("NL_ASSERTION")) return undefined;
+    return (
+      `${envId ?? "tau2"} task ${task.id}: its reward includes ${assertions.length} NL assertion(s), which only a judge scores, and this session has none; ` +
+      `give the config {"judge_model": NAME} (a --model of toolgym serve), or start toolgym serve with --allow-partial-rewards to train on the reward without them`
+    );
   }
 
   get done(): boolean {
@@ -364,10 +375,23 @@ export class Tau2Episode implements Episode {
     return endedBy === "errored" ? "infrastructure_error" : "max_steps";
   }
 
+  /**
+   * tau2's evaluation of the conversation. Only a finished one is cached: a reward asked while the
+   * conversation can still go on (`no_tool_call`: a trainer asking mid-episode) is provisional, marked so
+   * and recomputed next time, so the final reward is always the evaluation of the whole conversation.
+   */
   async reward({ endedBy }: { endedBy: HarnessTermination }): Promise<RewardBreakdown> {
     if (this.cached) return this.cached;
-    this.cached = await scoreEpisode(this.options, this.trajectory, this.termination(endedBy), { steps: this.steps, errors: this.errors });
-    return this.cached;
+    const finished = this.done || endedBy !== "no_tool_call";
+    const breakdown = await scoreEpisode(this.options, this.trajectory, this.termination(endedBy), { steps: this.steps, errors: this.errors });
+    if (!finished) return { ...breakdown, diagnostics: { ...breakdown.diagnostics, provisional: 1 } };
+    this.cached = breakdown;
+    return breakdown;
+  }
+
+  /** Whether the conversation so far already meets the task's goal (what the scripted customer asks before it stops). */
+  goalMet(): boolean {
+    return goalHolds(this.options, this.trajectory);
   }
 
   /** The run's counts; tau2's message list too when no reward carries it (an errored run). */

@@ -29,10 +29,10 @@ const CLOSING = "Is there anything else I can help you with?";
  * A scripted agent that plays a fixed list of moves (one per turn), then closes the conversation. Under the
  * customer-tool protocol its words to the user go through send_message_to_user.
  */
-function scripted(id: string, moves: ScriptedDecision[], envTask: Tau2EnvTask) {
+function scripted(id: string, moves: ScriptedDecision[], envTask: Tau2EnvTask, closing = CLOSING) {
   const viaTool = (move: ScriptedDecision): ScriptedDecision =>
     "text" in move && envTask.settings.customer === "tool" ? { calls: [{ name: CUSTOMER_TOOL, arguments: { content: move.text } }] } : move;
-  return createScriptedAgent(id, ({ turn }) => viaTool(moves[turn - 1] ?? { text: CLOSING }));
+  return createScriptedAgent(id, ({ turn }) => viaTool(moves[turn - 1] ?? { text: closing }));
 }
 
 function assistantActions(task: Tau2Task): Tau2Action[] {
@@ -53,12 +53,18 @@ function actionsFromAssertions(task: Tau2Task): Tau2Action[] {
     }));
 }
 
+/** Asks the customer to perform one of its own tools, naming it and its arguments (the customer cannot know them otherwise). */
+function askUser(action: Tau2Action): string {
+  const args = Object.keys(action.arguments ?? {}).length > 0 ? ` with ${JSON.stringify(action.arguments)}` : "";
+  return `Please run ${action.name}${args} on your phone and tell me what you see.`;
+}
+
 /** The oracle: each gold action in order (asking the user to run the user-side ones), then every fact to communicate. */
 function oracleMoves(task: Tau2Task): ScriptedDecision[] {
   const moves: ScriptedDecision[] = [];
   const gold = task.evaluation_criteria?.actions ?? [];
   for (const action of gold.length > 0 ? gold : actionsFromAssertions(task)) {
-    if ((action.requestor ?? "assistant") === "user") moves.push({ text: `Please run ${action.name} on your phone and tell me what you see.` });
+    if ((action.requestor ?? "assistant") === "user") moves.push({ text: askUser(action) });
     else moves.push({ calls: [{ name: action.name, arguments: action.arguments }] });
   }
   const facts = task.evaluation_criteria?.communicate_info ?? [];
@@ -93,7 +99,7 @@ function noisyOracleMoves(envTask: Tau2EnvTask, epsilon: number, random: Random)
   for (const action of gold.length > 0 ? gold : actionsFromAssertions(task)) {
     const wrong = random.chance(epsilon);
     if ((action.requestor ?? "assistant") === "user") {
-      if (!wrong) moves.push({ text: `Please run ${action.name} on your phone and tell me what you see.` });
+      if (!wrong) moves.push({ text: askUser(action) });
       continue;
     }
     const args = wrong ? otherArguments(envTask, action, random) : action.arguments;
@@ -141,6 +147,35 @@ function guessedWriteMoves(envTask: Tau2EnvTask, random: { integer(min: number, 
   return moves;
 }
 
+/** The customer's own tools of the domain, by name (tau2's user tools). */
+function userToolNames(domain: string): string[] {
+  return getDomain(domain).domain.userTools?.tools.map((tool) => tool.name) ?? [];
+}
+
+/** Asks the customer to run all of its tools, named in one message (every turn), diagnosing nothing. */
+function askUserTools(envTask: Tau2EnvTask): string {
+  const names = userToolNames(envTask.domain);
+  return names.length > 0
+    ? `Please run each of these on your phone: ${names.join(", ")}. That should fix it.`
+    : `Please restart everything on your end. ${CLOSING}`;
+}
+
+/** Asks the customer to run each of its tools by name, one a message, diagnosing nothing; then closes. */
+function askUserToolsEachMoves(envTask: Tau2EnvTask): ScriptedDecision[] {
+  const moves: ScriptedDecision[] = userToolNames(envTask.domain).map((name) => ({ text: `Please run ${name} on your phone and tell me what you see.` }));
+  moves.push({ text: `That should fix it. ${CLOSING}` });
+  return moves;
+}
+
+const PROMISE = "I have taken care of everything you asked for: all the changes are made, refunds issued and your service restored. You are all set.";
+
+/**
+ * Pilots of the training protocol (customer as a tool, default customer): each exploits what a rule-based
+ * customer could be steered by. None may earn more than tau2 gives a conversation in which the agent does
+ * nothing (the audit checks each against do_nothing_stop).
+ */
+export const TRAINING_PILOTS = ["ask_user_tools", "leave_at_once", "promise_everything"] as const;
+
 export const tau2Policies: ScriptedPolicy<Tau2EnvTask>[] = [
   {
     id: "oracle",
@@ -173,6 +208,30 @@ export const tau2Policies: ScriptedPolicy<Tau2EnvTask>[] = [
         ],
         task,
       ),
+  },
+  {
+    id: "ask_user_tools",
+    kind: "pilot",
+    description: "Asks the customer to run every one of its tools, all named in one message, every turn, without any diagnosis.",
+    create: ({ task }) => scripted("ask_user_tools", [], task, askUserTools(task)),
+  },
+  {
+    id: "ask_user_tools_each",
+    kind: "pilot",
+    description: "Asks the customer to run every one of its tools by name, one a message, without any diagnosis; then closes.",
+    create: ({ task }) => scripted("ask_user_tools_each", askUserToolsEachMoves(task), task),
+  },
+  {
+    id: "leave_at_once",
+    kind: "pilot",
+    description: "Answers at once without any tool call (under the customer-tool protocol this ends the trainer's rollout).",
+    create: () => createScriptedAgent("leave_at_once", () => ({ text: `Your request has been handled. ${CLOSING}` })),
+  },
+  {
+    id: "promise_everything",
+    kind: "pilot",
+    description: "Tells the customer every message that everything is done, doing nothing.",
+    create: ({ task }) => scripted("promise_everything", [], task, PROMISE),
   },
   {
     id: "read_only_spam",

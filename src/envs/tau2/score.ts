@@ -109,3 +109,15 @@ function evaluationFailure(
     },
   };
 }
+
+/**
+ * Whether tau2's evaluator would give the conversation so far a full reward if the user stopped now,
+ * leaving out NL assertions (only a judge reads them): the scripted customer's "my goal is satisfied".
+ */
+export function goalHolds(options: { bundle: DomainBundle; task: Tau2Task }, trajectory: readonly Tau2Message[]): boolean {
+  const { task, bundle } = options;
+  const basis = rewardBasis(task).filter((type) => type !== "NL_ASSERTION");
+  const scoredTask: Tau2Task = { ...task, evaluation_criteria: task.evaluation_criteria && { ...task.evaluation_criteria, reward_basis: basis } };
+  const result = evaluateOrError(bundle.domain, scoredTask, trajectory, { mode: "all", termination: "user_stop", nl: null });
+  return result.reward_info?.reward === 1;
+}

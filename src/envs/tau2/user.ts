@@ -2,7 +2,7 @@ import { ToolInputError, type Message, type ToolSpec } from "../../core/index.ts
 import { parsePythonJson } from "../../python-semantics/index.ts";
 import { tau2RequestMessages } from "./request.ts";
 import { chatModel, complete, type ModelAddress } from "./llm.ts";
-import { STOP, userSystemPrompt } from "./prompts.ts";
+import { userSystemPrompt } from "./prompts.ts";
 import type { Tau2Message, Tau2Task } from "./types.ts";
 
 /** The simulated customer. It reads the agent's messages and answers with text or with its own tool calls. */
@@ -113,36 +113,4 @@ function parseUserArguments(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/**
- * A deterministic user for tests and scripted audits: states the scenario, performs the user-side gold
- * actions the agent names, confirms everything else, and stops when the agent asks whether anything else
- * is needed.
- */
-export function createScriptedUser(task: Tau2Task, options: { maxReplies?: number } = {}): UserSimulator {
-  const pending = (task.evaluation_criteria?.actions ?? []).filter((action) => action.requestor === "user");
-  let replies = 0;
-  const maxReplies = options.maxReplies ?? 30;
-  const say = (text: string): UserMove => ({ text, calls: [] });
-  return {
-    async respond(event) {
-      if ("toolResults" in event) return say(`Done: ${event.toolResults.map((result) => result.content).join(" | ")}`);
-      replies++;
-      const text = event.agentText;
-      if (replies === 1) return say(openingRequest(task));
-      const next = pending[0];
-      if (next && text.includes(next.name)) {
-        pending.shift();
-        return { text: null, calls: [{ name: next.name, arguments: next.arguments }] };
-      }
-      if (/anything else/i.test(text) || replies >= maxReplies) return say(`No, that's all. Thank you! ${STOP}`);
-      return say("Yes, please go ahead.");
-    },
-  };
-}
-
-/** The scripted user's first message: the reason for the call and what the user knows. */
-export function openingRequest(task: Tau2Task): string {
-  const instructions = task.user_scenario.instructions;
-  if (typeof instructions === "string") return task.ticket ?? instructions;
-  return [instructions.reason_for_call, instructions.known_info].filter(Boolean).join(" ");
-}
+export { createScriptedUser, openingRequest } from "./scripted-customer.ts";
