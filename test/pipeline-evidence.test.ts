@@ -83,15 +83,17 @@ describe("pipeline config: arms", () => {
     return () => parsePipelineConfig(config, "test.yaml");
   };
 
-  it("the tiny preset: two seeds on the real reward, the shuffled control, the filtered-SFT baseline, a curve and sampled eval", () => {
+  it("the tiny preset: two seeds on the real reward, the shuffled control, GRPO from the filtered-SFT model, the baseline, a curve and sampled eval", () => {
     assert.deepEqual(
-      tiny.grpo?.arms.map((arm) => [arm.name, arm.seed, arm.transform]),
+      tiny.grpo?.arms.filter((arm) => arm.name !== "exploit").map((arm) => [arm.name, arm.seed, arm.transform, arm.init]),
       [
-        ["grpo-s0", 0, null],
-        ["grpo-s1", 1, null],
-        ["shuffled", 0, "shuffle_within_group"],
+        ["grpo-s0", 0, null, "pre"],
+        ["grpo-s1", 1, null, "pre"],
+        ["shuffled", 0, "shuffle_within_group", "pre"],
+        ["grpo-from-filtered", 0, null, "baseline"],
       ],
     );
+    assert.deepEqual(tiny.eval.seeds, { dev: 0, test: 1 }, "curves on the development seed, the final comparison on a fresh one");
     assert.deepEqual(tiny.grpo?.curve, { every: 50, benchmark: "search_plan_act", n: 50 });
     assert.equal(tiny.baseline?.minReward, 0.9);
     assert.deepEqual(tiny.sampled, { benchmarks: ["search_plan_act"], n: 50, samples: 4, temperature: 1 });
@@ -125,6 +127,14 @@ describe("pipeline config: arms", () => {
     assert.throws(
       invalid((config) => (config.baseline.name = "pre")),
       /is used twice or is 'pre'/,
+    );
+    assert.throws(
+      invalid((config) => (config.eval.seeds = { dev: 3, test: 3 })),
+      /field 'eval\.seeds': the test seed must differ from the development seed/,
+    );
+    assert.throws(
+      invalid((config) => delete config.baseline),
+      /field 'grpo\.arms\.init': 'baseline' starts GRPO from the filtered-SFT model; add a `baseline`/,
     );
   });
 });

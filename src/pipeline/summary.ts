@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Report } from "../eval/report/index.ts";
-import type { Arm, PipelineConfig, StageName } from "./config.ts";
+import type { Arm, ArmKind, PipelineConfig, StageName } from "./config.ts";
 import { EVIDENCE_FILE, type Evidence } from "./card.ts";
 import type { ArmComparison } from "./evidence.ts";
+import { floorSummary } from "./floors.ts";
 import { summariseGrpo, type GrpoSummary, type StepLog } from "./grpo-signal.ts";
 import { evidenceLayout } from "./layout.ts";
 
@@ -19,7 +20,9 @@ export type Comparison = ArmComparison;
 
 export interface ArmSummary {
   name: string;
-  kind: "grpo" | "control" | "baseline";
+  kind: ArmKind;
+  /** The model it started from: `pre` (the SFT model), the baseline's label, or `base`. */
+  init: string;
   seed: number;
   /** null for arms trained on the environment's reward (and the baseline). */
   transform: Arm["transform"];
@@ -38,6 +41,10 @@ export interface PipelineSummary {
   arms: ArmSummary[];
   /** Every evaluated model's mean reward per suite row, with the benchmark's own summary (tau2: pass^k, protocol). */
   evaluation: ModelEvaluation[];
+  /** The development seed (learning curves) and the test seed (the suite and sampled evaluations); null: the rows' own seeds. */
+  eval_seeds: { dev: number; test: number } | null;
+  /** Per suite row, the environment's do-nothing pilot and best-scoring pilot on the same tasks. */
+  floors: ReturnType<typeof floorSummary>;
 }
 
 export interface ModelEvaluation {
@@ -90,6 +97,7 @@ export function buildSummary(options: { config: PipelineConfig; out: string; sta
   const arms = (evidence?.arms ?? []).map((arm): ArmSummary => ({
     name: arm.name,
     kind: arm.kind,
+    init: arm.init,
     seed: arm.seed,
     transform: arm.transform,
     curve: arm.curve.map((point) => ({ step: point.step, mean: point.mean, ci_low: point.ci_low, ci_high: point.ci_high })),
@@ -103,5 +111,7 @@ export function buildSummary(options: { config: PipelineConfig; out: string; sta
     comparisons: arms.find((arm) => arm.name === first?.name)?.comparisons ?? [],
     arms,
     evaluation: readEvaluation(options.out),
+    eval_seeds: options.config.eval.seeds ?? null,
+    floors: floorSummary(evidence?.floors ?? []),
   };
 }
