@@ -75,6 +75,65 @@ describe("search_plan_act failure categories", () => {
   });
 });
 
+describe("the tiny preset's development and test seeds", () => {
+  it("draw disjoint tasks: no test task's text is among the development seed's", async () => {
+    const tiny = presetConfig("tiny");
+    const env = getEnvironment("search_plan_act");
+    const config = env.configSchema.parse(tiny.envConfig);
+    const texts = async (seed: number) => {
+      const out = join(work, `seed-${seed}`);
+      await runEvaluation({
+        rows: [{ env, config, split: "eval", seed, n: 200 }],
+        models: [{ kind: "scripted", policy: "always_impossible" }],
+        out,
+        quiet: true,
+      });
+      const parent = join(out, "search_plan_act--scripted-always_impossible");
+      return readFileSync(join(parent, readdirSync(parent)[0]!, "results.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as Json).prompt.find((message: Json) => message.role === "user").content as string);
+    };
+    const development = new Set(await texts(tiny.eval.seeds!.dev));
+    const test = await texts(tiny.eval.seeds!.test);
+    assert.equal(development.size, 200);
+    assert.equal(new Set(test).size, 200);
+    assert.deepEqual(
+      test.filter((text) => development.has(text)),
+      [],
+    );
+  });
+});
+
+describe("the tau2 preset's turn limits", () => {
+  it("are tau2's own: the scripted oracle reaches 1.0 on the retail test tasks the card evaluates", async () => {
+    const preset = presetConfig("tau2");
+    assert.equal(preset.eval.maxTurns, undefined, "no cap of the pipeline's own (an 8-turn cap held the oracle under 1.0)");
+    // Retail: the domain whose longer conversations the old 8-turn cap cut (the oracle scored 0.800 under it)
+    for (const row of (preset.eval.suite as Json[]).filter((entry) => entry.env === "tau2_retail")) {
+      const env = getEnvironment(row.env);
+      const out = join(work, `tau2-${row.env}`);
+      const config = env.configSchema.parse(row.config);
+      await runEvaluation({
+        rows: [{ env, config, split: row.split, seed: row.seed, n: row.n }],
+        models: [{ kind: "scripted", policy: "oracle" }],
+        out,
+        quiet: true,
+      });
+      const parent = join(out, `${row.env}--scripted-oracle`);
+      const rewards = readFileSync(join(parent, readdirSync(parent)[0]!, "results.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as Json).reward as number);
+      assert.deepEqual(
+        rewards,
+        rewards.map(() => 1),
+        row.env,
+      );
+    }
+  });
+});
+
 describe("pipeline config: arms", () => {
   const tiny = presetConfig("tiny");
   const invalid = (change: (config: Json) => void) => {

@@ -324,7 +324,8 @@ const tau2Cpu = {
     base: true,
     temperature: 0,
     maxTokens: 96,
-    maxTurns: 8,
+    // No turn cap of our own: tau2's limits (max_steps 200, max_errors 10) end a conversation, as in tau2. An 8-turn
+    // cap held the scripted oracle itself under 1.0 on retail, so the card measured the cap.
     concurrency: 2,
     floors: { doNothing: TAU2_DO_NOTHING },
   },
