@@ -16,16 +16,28 @@ const label = z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "letters, digits, '_', '.
 /** Reward transforms of python/train_grpo.py (`--reward-transform`): controls, not training recipes. */
 export const REWARD_TRANSFORMS = ["shuffle_within_group", "constant"] as const;
 
-/** One GRPO run from the pre model: its own seed and, for a control, a transform of the reward before the advantage. */
+/**
+ * One GRPO run from the pre model: its own seed and, for a control, a transform of the reward before the advantage.
+ * `envConfig` (merged over the pipeline's for this arm's training episodes only) makes it an `exploit` arm: a
+ * deliberately exploitable reward variant that the reward-hacking watch must flag (docs/training.md "The watch").
+ */
 const armSchema = z.strictObject({
   name: label,
   seed: z.number().int().min(0).default(0),
   transform: z.enum(REWARD_TRANSFORMS).nullable().default(null),
+  envConfig: z.record(z.string(), z.unknown()).optional(),
 });
 export type Arm = z.infer<typeof armSchema>;
 
+/** What an arm is: trained on the environment's reward (grpo), on a transform of it (control), or on an exploitable variant (exploit). */
+export type ArmKind = "grpo" | "control" | "exploit";
+export const armKind = (arm: Arm): ArmKind => (arm.transform ? "control" : arm.envConfig ? "exploit" : "grpo");
+
+/** The arm the top-level summary and the card's title describe: the first trained on the environment's own reward. */
+export const firstRealArm = (config: PipelineConfig): Arm | undefined => config.grpo?.arms.find((arm) => armKind(arm) === "grpo");
+
 /** Flags the pipeline sets per arm; a config that also sets them in `grpo.flags` is refused. */
-const ARM_FLAGS = ["seed", "reward-transform", "curve-steps", "model", "dataset", "env", "server-url", "output-dir"];
+const ARM_FLAGS = ["seed", "reward-transform", "env-config", "curve-steps", "model", "dataset", "env", "server-url", "output-dir"];
 
 export const STAGES = ["data", "sft", "baseline", "eval-pre", "grpo", "eval-post", "card"] as const;
 export type StageName = (typeof STAGES)[number];
@@ -187,8 +199,8 @@ function crossFieldProblem(config: PipelineConfig): string | undefined {
   const repeated = names.find((name, index) => names.indexOf(name) !== index || name === "pre" || name === "base");
   if (repeated)
     return `field 'grpo.arms': the name '${repeated}' is used twice or is 'pre' or 'base' (the SFT and base models' labels); give every arm its own name`;
-  if (!grpo.arms.some((arm) => arm.transform === null))
-    return "field 'grpo.arms': every arm has a reward transform; at least one arm must train on the environment's reward";
+  if (!grpo.arms.some((arm) => armKind(arm) === "grpo"))
+    return "field 'grpo.arms': every arm has a reward transform or an env config; at least one arm must train on the environment's reward";
   const set = ARM_FLAGS.find((flag) => flag in grpo.flags);
   if (set) return `field 'grpo.flags.${set}': the pipeline sets --${set} for each arm; give seeds and transforms in 'grpo.arms'`;
   const curve = grpo.curve;

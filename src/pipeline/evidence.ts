@@ -4,7 +4,7 @@ import { getEnvironment } from "../envs/registry.ts";
 import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
 import { bootstrapMean, compareTasks, holmAdjust, inTaskOrder, mean, passAtK } from "../eval/statistics.ts";
 import { readRun, type LoadedRun } from "../runs/reader.ts";
-import type { Arm, PipelineConfig } from "./config.ts";
+import { armKind, type Arm, type ArmKind, type PipelineConfig } from "./config.ts";
 import { evalStageOf, evidenceLayout } from "./layout.ts";
 
 interface Interval {
@@ -32,7 +32,7 @@ export interface ArmComparison {
 
 export interface ArmEvidence {
   name: string;
-  kind: "grpo" | "control" | "baseline";
+  kind: ArmKind | "baseline";
   seed: number;
   transform: Arm["transform"];
   curve: CurvePoint[];
@@ -113,7 +113,7 @@ export function armCurve(config: PipelineConfig, out: string, arm: string, check
 export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" | "kind" | "seed" | "transform">> {
   const arms = (config.grpo?.arms ?? []).map((arm) => ({
     name: arm.name,
-    kind: arm.transform ? ("control" as const) : ("grpo" as const),
+    kind: armKind(arm),
     seed: arm.seed,
     transform: arm.transform,
   }));
