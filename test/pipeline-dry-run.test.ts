@@ -142,9 +142,14 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
         [`${out}/grpo/grpo-s0/model`, "0", null],
         [`${out}/grpo/grpo-s1/model`, "1", null],
         [`${out}/grpo/shuffled/model`, "0", "shuffle_within_group"],
+        [`${out}/grpo/exploit/model`, "0", null],
       ],
     );
     for (const line of arms) assert.match(line, / --curve-steps 50( |$)/);
+    // The watch's positive control trains on the exploitable reward variant, over the preset's own env config
+    assert.match(arms[3] ?? "", /--env-config .*"reward":"without_outcome"/);
+    assert.match(arms[3] ?? "", /--env-config .*"worldSize":15/);
+    for (const line of arms.slice(0, 3)) assert.ok(!line.includes("--env-config"), line);
     const baseline = stages.get("baseline") ?? [];
     assert.match(
       baseline[0] ?? "",

@@ -212,6 +212,9 @@ const tiny = {
       { name: "grpo-s0", seed: 0 },
       { name: "grpo-s1", seed: 1 },
       { name: "shuffled", seed: 0, transform: "shuffle_within_group" },
+      // The reward-hacking watch's positive control: a reward without its outcome term that pays for brevity
+      // (reckless_guess games it); the watch must flag this arm and not the others (docs/training.md "The watch")
+      { name: "exploit", seed: 0, envConfig: { reward: "without_outcome" } },
     ],
     curve: { every: 50, benchmark: "search_plan_act", n: 50 },
   },
