@@ -143,14 +143,19 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
         [`${out}/grpo/grpo-s1/model`, "1", null],
         [`${out}/grpo/shuffled/model`, "0", "shuffle_within_group"],
         [`${out}/grpo/grpo-from-filtered/model`, "0", null],
+        [`${out}/grpo/exploit/model`, "0", null],
       ],
     );
     for (const line of arms) assert.match(line, / --curve-steps 50( |$)/);
     // Filter, then RL: the new arm starts from the filtered-SFT model, the others from the SFT model
     assert.deepEqual(
       arms.map((line) => /--model (\S+)/.exec(line)?.[1]),
-      [`${out}/sft/model`, `${out}/sft/model`, `${out}/sft/model`, `${out}/baseline/model`],
+      [`${out}/sft/model`, `${out}/sft/model`, `${out}/sft/model`, `${out}/baseline/model`, `${out}/sft/model`],
     );
+    // The watch's positive control trains on the exploitable reward variant, over the preset's own env config
+    assert.match(arms[4] ?? "", /--env-config .*"reward":"without_outcome"/);
+    assert.match(arms[4] ?? "", /--env-config .*"worldSize":15/);
+    for (const line of arms.slice(0, 4)) assert.ok(!line.includes("--env-config"), line);
     const baseline = stages.get("baseline") ?? [];
     assert.match(
       baseline[0] ?? "",

@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import { getEnvironment } from "../src/envs/registry.ts";
 import { runEvaluation } from "../src/eval/run-evaluation.ts";
 import { passAtK } from "../src/eval/statistics.ts";
-import { parsePipelineConfig } from "../src/pipeline/config.ts";
+import { armKind, parsePipelineConfig } from "../src/pipeline/config.ts";
 import { presetConfig } from "../src/pipeline/presets.ts";
 
 const work = mkdtempSync(join(tmpdir(), "toolgym-pipeline-evidence-"));
@@ -153,6 +153,9 @@ describe("pipeline config: arms", () => {
       ],
     );
     assert.deepEqual(tiny.eval.seeds, { dev: 0, test: 1 }, "curves on the development seed, the final comparison on a fresh one");
+    // The reward-hacking watch's positive control: the exploitable reward variant, an arm of kind "exploit"
+    assert.deepEqual(tiny.grpo?.arms[4]?.envConfig, { reward: "without_outcome" });
+    assert.deepEqual(tiny.grpo?.arms.map(armKind), ["grpo", "grpo", "control", "grpo", "exploit"]);
     assert.deepEqual(tiny.grpo?.curve, { every: 50, benchmark: "search_plan_act", n: 50 });
     assert.equal(tiny.baseline?.minReward, 0.9);
     assert.deepEqual(tiny.sampled, { benchmarks: ["search_plan_act"], n: 50, samples: 4, temperature: 1 });

@@ -2,12 +2,13 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { renderCard, renderHtml, type Report } from "../eval/report/index.ts";
 import { PALETTE, escapeXml } from "../eval/report/svg.ts";
-import type { PipelineConfig } from "./config.ts";
+import { firstRealArm, type PipelineConfig } from "./config.ts";
 import { armCurve, armList, failureTables, pipelineReport, sampledResults, type ArmEvidence, type FailureTable, type SampledResult } from "./evidence.ts";
 import { familyComparisons, familySize } from "./family.ts";
 import { floorRows, floorsMarkdown, type FloorRow } from "./floors.ts";
 import { curveSteps, modelPaths } from "./layout.ts";
 import { packEvidence } from "./pack.ts";
+import { readStepLogs, readWatch, watchChart, watchMarkdown, WATCH_SMOOTHING, type WatchedArm } from "./watch.ts";
 
 /** What the card stage computed beyond the report: read back by summary.json. */
 export interface Evidence {
@@ -57,7 +58,7 @@ export function curveChart(
   arms.forEach((arm, index) => {
     const color = PALETTE[index % PALETTE.length] as string;
     const series = arm.curve.map((point) => ({ step: point.step, ...pick(point) })).filter((point) => Number.isFinite(point.value));
-    const dash = arm.kind === "control" ? ' stroke-dasharray="5 3"' : "";
+    const dash = arm.kind === "control" ? ' stroke-dasharray="5 3"' : arm.kind === "exploit" ? ' stroke-dasharray="2 2"' : "";
     body += `<polyline class="curve" data-arm="${escapeXml(arm.name)}" fill="none" stroke="${color}" stroke-width="2"${dash} points="${series.map((point) => `${x(point.step).toFixed(1)},${y(point.value).toFixed(1)}`).join(" ")}"/>`;
     for (const point of series) {
       if (point.low !== undefined && point.high !== undefined && Number.isFinite(point.low))
@@ -93,7 +94,9 @@ function verdict(evidence: Evidence, benchmark: string | undefined): string {
         ? rows.some((row) => row.against === "pre" && row.delta > 0 && row.p_holm < ALPHA)
           ? " **The control improved too: a gain of the same size is not the reward's doing.**"
           : " A control should not improve on `pre`."
-        : "";
+        : arm.kind === "exploit"
+          ? " Trained on a deliberately exploitable reward variant; the held-out reward is the environment's own."
+          : "";
     lines.push(`${head}: ${parts.join("; ")}.${controlNote}`);
   }
   lines.push(
@@ -168,7 +171,7 @@ function evaluationText(config: PipelineConfig): string {
 }
 
 /** The pipeline's sections after the report card: arms, learning curves, failure categories, sampled evaluation. */
-function evidenceMarkdown(config: PipelineConfig, evidence: Evidence, report: Report): string {
+function evidenceMarkdown(config: PipelineConfig, evidence: Evidence, report: Report, watched: readonly WatchedArm[]): string {
   const sections: string[] = [];
   if (evidence.arms.length > 0)
     sections.push(
@@ -191,6 +194,13 @@ function evidenceMarkdown(config: PipelineConfig, evidence: Evidence, report: Re
     );
     sections.push("![learning curves](curves.svg)", curveMarkdown(evidence.arms.filter((arm) => arm.curve.length > 0)));
   }
+  if (watched.some((arm) => arm.watch.length > 0))
+    sections.push(
+      "## Reward-hacking watch",
+      `Every scored training episode, per GRPO step: the mean reward the arm trained on, the mean outcome (the environment's success component), and the share of episodes showing each of the environment's gaming signatures (trailing mean of ${WATCH_SMOOTHING} steps in the chart; first and last ${WATCH_SMOOTHING} steps in the table). An arm is flagged when a signature's share rose while the reward rose and the outcome did not (docs/training.md, "The watch"); controls are dashed, exploit arms dotted.`,
+      "![reward-hacking watch](watch.svg)",
+      watchMarkdown(watched),
+    );
   if (evidence.failures.length > 0)
     sections.push(
       "## What changed: failure categories",
@@ -226,7 +236,11 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
     sampled: sampledResults(config, out, ["pre", ...(config.eval.base ? ["base"] : []), ...arms.map((arm) => arm.name)]),
     floors: floorRows(config, out),
   };
-  const first = config.grpo?.arms.find((arm) => arm.transform === null);
+  const watched: WatchedArm[] = evidence.arms
+    .filter((arm) => arm.kind !== "baseline")
+    .map((arm) => ({ name: arm.name, kind: arm.kind, ...readWatch(readStepLogs(out, arm.name)) }));
+  const watch = watchChart(watched);
+  const first = firstRealArm(config);
   const models = modelPaths(config, out);
   // The heading names the model as a path inside the run's output, not the machine's temporary directory.
   const title = `${relative(out, first ? models.arm(first.name) : models.pre) || models.pre} (toolgym pipeline, preset ${config.preset})`;
@@ -237,12 +251,14 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
       curveChart(evidence.arms, `share of episodes: ${name}`, (point) => ({ value: point.diagnostics[name] ?? Number.NaN })),
     ),
   ];
-  const card = `${inside(renderCard(report, { title }))}\n${evidenceMarkdown(config, evidence, report)}\n`;
+  const card = `${inside(renderCard(report, { title }))}\n${evidenceMarkdown(config, evidence, report, watched)}\n`;
   writeAtomically(join(out, "card", "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   writeAtomically(join(out, EVIDENCE_FILE), `${JSON.stringify(evidence, null, 2)}\n`);
   if (config.grpo?.curve) writeAtomically(join(out, "curves.svg"), `${charts[0]}\n`);
+  if (watch) writeAtomically(join(out, "watch.svg"), `${watch}\n`);
   const html = renderHtml(report);
-  const section = `<section id="learning-curves"><h2>Learning curves</h2>${config.grpo?.curve ? charts.join("\n") : "<p>No learning curve in this config.</p>"}</section>`;
+  const watchSection = watch ? `<section id="reward-hacking-watch"><h2>Reward-hacking watch</h2>${watch}</section>` : "";
+  const section = `<section id="learning-curves"><h2>Learning curves</h2>${config.grpo?.curve ? charts.join("\n") : "<p>No learning curve in this config.</p>"}</section>${watchSection}`;
   writeAtomically(join(out, "report.html"), html.includes("</body>") ? html.replace("</body>", `${section}\n</body>`) : `${html}${section}`);
   writeAtomically(join(out, "card.md"), card);
   packEvidence(out);

@@ -4,7 +4,7 @@ import { getEnvironment } from "../envs/registry.ts";
 import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
 import { bootstrapMean, compareTasks, inTaskOrder, mean, passAtK } from "../eval/statistics.ts";
 import { readRun, type LoadedRun } from "../runs/reader.ts";
-import type { Arm, ArmKind, PipelineConfig } from "./config.ts";
+import { armKind, type Arm, type ArmKind, type PipelineConfig } from "./config.ts";
 import { evalStageOf, evidenceLayout, initLabel } from "./layout.ts";
 
 interface Interval {
@@ -123,7 +123,7 @@ export function armCurve(config: PipelineConfig, out: string, arm: Pick<Arm, "na
 export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" | "kind" | "init" | "seed" | "transform">> {
   const arms = (config.grpo?.arms ?? []).map((arm) => ({
     name: arm.name,
-    kind: arm.kind ?? (arm.transform ? ("control" as const) : ("grpo" as const)),
+    kind: armKind(arm),
     init: initLabel(config, arm),
     seed: arm.seed,
     transform: arm.transform,

@@ -232,6 +232,9 @@ const tiny = {
       { name: "shuffled", seed: 0, transform: "shuffle_within_group" },
       // Filter, then RL: GRPO from the filtered-SFT model answers whether the reward adds anything to filtering
       { name: "grpo-from-filtered", seed: 0, init: "baseline" },
+      // The reward-hacking watch's positive control: a reward without its outcome term that pays for brevity
+      // (reckless_guess games it); the watch must flag this arm and not the others (docs/training.md "The watch")
+      { name: "exploit", seed: 0, envConfig: { reward: "without_outcome" } },
     ],
     curve: { every: 50, benchmark: "search_plan_act", n: 50 },
   },

@@ -347,6 +347,7 @@ function grpoCommand(context: PlanContext, arm: Arm): string[] {
   const argv = [...launcher, join(PACKAGE_ROOT, "python/train_grpo.py"), "--model", init, "--dataset", dataPaths(out).prompts, "--env", config.env];
   argv.push("--server-url", "http://127.0.0.1:SERVER_PORT", "--output-dir", models.arm(arm.name), ...flagArgs(config.grpo.flags), "--seed", String(arm.seed));
   if (arm.transform) argv.push("--reward-transform", arm.transform);
+  if (arm.envConfig) argv.push("--env-config", JSON.stringify({ ...config.envConfig, ...arm.envConfig }));
   if (config.grpo.curve) argv.push("--curve-steps", String(config.grpo.curve.every));
   return argv;
 }
@@ -361,7 +362,7 @@ function grpoStep(context: PlanContext, arm: Arm): Step {
   return {
     kind: "command",
     argv: grpoCommand(context, arm),
-    note: `${arm.name}: python/train_grpo.py from ${initLabel(context.config, arm)} (seed ${arm.seed}${arm.transform ? `, reward ${arm.transform}` : ""})`,
+    note: `${arm.name}: python/train_grpo.py from ${initLabel(context.config, arm)} (seed ${arm.seed}${arm.transform ? `, reward ${arm.transform}` : ""}${arm.envConfig ? `, env config ${JSON.stringify(arm.envConfig)}` : ""})`,
     stopCode: "GRPO_NO_SIGNAL",
     onLine(line, note) {
       const before = monitor.steps.length;

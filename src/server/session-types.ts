@@ -1,4 +1,5 @@
 import type { AnyEnvironment, Message, RewardBreakdown, ServerError, TerminationReason } from "../core/index.ts";
+import type { EpisodeWatch } from "../audit/signatures.ts";
 import type { EpisodeDriver } from "../rollout/episode-driver.ts";
 
 /** The shapes the session store keeps and answers (session-store.ts), apart from its logic. */
@@ -97,4 +98,6 @@ export interface RewardOutcome extends RewardBreakdown {
   /** The ending the reward was computed for: `ended_by`, or `no_tool_call` (the agent stopping now) for a running episode. */
   scored_as: TerminationReason;
   calls: number;
+  /** The reward-hacking watch (environments that declare one): the outcome component and the gaming signatures this episode shows. */
+  watch?: EpisodeWatch;
 }
