@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from toolgym_trl import environment_factory, log_reward_components, render_environment_schemas  # noqa: E402
+from toolgym_trl import WatchThresholds, environment_factory, log_reward_components, render_environment_schemas, reward_watch  # noqa: E402
 
 
 def shuffle_within_group(rewards: list, group_size: int, rng: random.Random) -> list:
@@ -147,6 +147,22 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         default=0,
         help="every N steps, write a full checkpoint in the output layout under OUTPUT/curve/step-N for a learning curve (0: none)",
     )
+    parser.add_argument(
+        "--env-config",
+        type=json.loads,
+        default=None,
+        help="JSON object of environment config keys set over every row's config (the pipeline's exploit arm: a reward variant)",
+    )
+    watch = WatchThresholds()
+    parser.add_argument("--watch-window", type=int, default=watch.window, help="the reward-hacking watch compares the first and last N scoring batches")
+    parser.add_argument("--watch-share-rise", type=float, default=watch.share_rise, help="a signature's share must rise at least this much to be flagged")
+    parser.add_argument("--watch-reward-rise", type=float, default=watch.reward_rise, help="...while the mean reward rises at least this much")
+    parser.add_argument(
+        "--watch-outcome-ratio",
+        type=float,
+        default=watch.outcome_ratio,
+        help="...and the mean outcome rises less than this times the reward's rise (docs/training.md, 'The watch')",
+    )
     parser.add_argument("--report-to", default="none")
     parser.add_argument("--no-merge", action="store_true", help="keep only the adapter")
     return parser.parse_args(argv)
@@ -196,8 +212,9 @@ def main(argv: list[str] | None = None) -> None:
     dataset = load_prompts(args.dataset)
     env_id = args.env or dataset[0]["env"]
     url = args.server_url or start_server(args.toolgym_command, args.server_token)
-    Environment = environment_factory(url, env=env_id, token=args.server_token, max_turns=args.max_turns)
-    reward_funcs = [log_reward_components]
+    Environment = environment_factory(url, env=env_id, token=args.server_token, max_turns=args.max_turns, config=args.env_config)
+    thresholds = WatchThresholds(args.watch_window, args.watch_share_rise, args.watch_reward_rise, args.watch_outcome_ratio)
+    reward_funcs = [log_reward_components, reward_watch(Environment, thresholds)]
     if REWARD_TRANSFORMS[args.reward_transform] is not None:
         # TRL takes an environment's `get_reward` as a reward of weight 1; hidden here, it reaches TRL only transformed.
         owner = Environment

@@ -142,9 +142,20 @@ describe("toolgym pipeline --preset tiny --dry-run", () => {
         [`${out}/grpo/grpo-s0/model`, "0", null],
         [`${out}/grpo/grpo-s1/model`, "1", null],
         [`${out}/grpo/shuffled/model`, "0", "shuffle_within_group"],
+        [`${out}/grpo/grpo-from-filtered/model`, "0", null],
+        [`${out}/grpo/exploit/model`, "0", null],
       ],
     );
     for (const line of arms) assert.match(line, / --curve-steps 50( |$)/);
+    // Filter, then RL: the new arm starts from the filtered-SFT model, the others from the SFT model
+    assert.deepEqual(
+      arms.map((line) => /--model (\S+)/.exec(line)?.[1]),
+      [`${out}/sft/model`, `${out}/sft/model`, `${out}/sft/model`, `${out}/baseline/model`, `${out}/sft/model`],
+    );
+    // The watch's positive control trains on the exploitable reward variant, over the preset's own env config
+    assert.match(arms[4] ?? "", /--env-config .*"reward":"without_outcome"/);
+    assert.match(arms[4] ?? "", /--env-config .*"worldSize":15/);
+    for (const line of arms.slice(0, 4)) assert.ok(!line.includes("--env-config"), line);
     const baseline = stages.get("baseline") ?? [];
     assert.match(
       baseline[0] ?? "",
@@ -269,7 +280,7 @@ describe("toolgym pipeline --preset tau2-seed --dry-run", () => {
     // tau2's leaderboard protocol (no customer tool: AReaL's conversations are plain messages) with its user and judge
     const pre = stages.get("eval-pre") ?? [];
     assert.match(pre[0] ?? "", new RegExp(`vllm serve ${out}/sft/model .*--tool-call-parser hermes --reasoning-parser qwen3 --max-model-len 32768 &$`));
-    const rows = pre.filter((line) => line.startsWith("toolgym eval"));
+    const rows = pre.filter((line) => line.startsWith("toolgym eval") && line.includes(" --model "));
     assert.deepEqual(
       rows.map((line) => /--env (\S+) --config '\{\}' --split (\S+) --seed 300 --n (\d+) --num-trials (\d+) /.exec(line)?.slice(1)),
       [
@@ -285,7 +296,17 @@ describe("toolgym pipeline --preset tau2-seed --dry-run", () => {
       assert.match(line, / --temperature 0 --max-tokens 8192 --chat-template-kwargs '\{"enable_thinking":true\}' /);
       assert.match(line, new RegExp(`--out ${out}/eval-pre/runs/pre$`));
     }
-    assert.equal(pre.at(-1), "kill %1");
+    assert.equal(pre.filter((line) => line === "kill %1").length, 1);
+    // The floors: every tau2 pilot on the same tasks, with the same user, judge and trials, no server
+    const floors = pre.filter((line) => line.includes(" --agent "));
+    assert.deepEqual(
+      floors.filter((line) => line.includes("--env tau2_retail")).map((line) => /--agent (\S+)/.exec(line)?.[1]),
+      ["do_nothing_stop", "transfer_immediately", "read_only_spam", "guessed_writes"],
+    );
+    for (const line of floors) {
+      assert.match(line, /--seed 300 --n 40 --user-model 'http:\/\/127\.0\.0\.1:8001\/v1#gpt-4\.1-2025-04-14' .* --num-trials 4 /);
+      assert.match(line, new RegExp(`--out ${out}/eval-pre/floors/tau2_(retail|telecom) --quiet$`));
+    }
     assert.match(result.stdout, /## grpo \(skipped: no `grpo` in the config\)/);
     assert.match(result.stdout, /## eval-post \(skipped: /);
   });
@@ -310,7 +331,7 @@ describe("toolgym pipeline --preset tau2-seed --dry-run", () => {
     const pre = commandsByStage(result.stdout).get("eval-pre") ?? [];
     assert.match(pre[0] ?? "", /^vllm serve MMOPD\/Qwen3-4B-OT3-2ep .*--reasoning-parser qwen3 /, "the base model first, as a thinking model too");
     assert.match(pre[1] ?? "", /--model 'base=http:\/\/127\.0\.0\.1:PORT\/v1#MMOPD\/Qwen3-4B-OT3-2ep' /);
-    const evals = pre.filter((line) => line.startsWith("toolgym eval"));
+    const evals = pre.filter((line) => line.startsWith("toolgym eval") && line.includes(" --model "));
     assert.equal(evals.length, 4, "two test splits for each of base and pre");
     for (const line of evals) assert.ok(line.includes(`--user-model '${address}' --judge-model '${address}' `), line);
     const bad = await runCli(["pipeline", "--preset", "seed", "--dry-run", "--user-model", address]);
@@ -348,7 +369,7 @@ describe("toolgym pipeline --preset tau2 --dry-run", () => {
     assert.ok(position(/^toolgym export /) < model && model < rows, data.join("\n"));
     assert.match(result.stdout, /## data\n\n(?:.*\n)*# the 3 exports concatenated into /);
     const pre = stages.get("eval-pre") ?? [];
-    const evals = pre.filter((line) => line.startsWith("toolgym eval"));
+    const evals = pre.filter((line) => line.startsWith("toolgym eval") && line.includes(" --model "));
     assert.deepEqual(
       evals.map((line) => [
         /--model '(\w+)=/.exec(line)?.[1],

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { requirePython } from "./support/qwen3.ts";
@@ -39,5 +40,28 @@ describe("GRPO reward transforms (python/train_grpo.py)", () => {
     assert.match(output.errors.partial_group, /a batch of 6 completions is not whole groups of 4/);
     assert.equal(output.name, "reward_shuffle_within_group", "the name TRL logs the reward under");
     assert.equal(output.same_seed_same_order, true, "seeded: a rerun permutes the same way");
+  });
+
+  it("on a recorded batch with non-zero, varied rewards: each group keeps its multiset of rewards, and the order changes", () => {
+    const python = requirePython();
+    const fixture = join(ROOT, "test/fixtures/pipeline/recorded-batch.json");
+    const batch = JSON.parse(readFileSync(fixture, "utf8")) as { group_size: number; rewards: number[] };
+    const size = batch.group_size;
+    const groups = (values: number[]) => Array.from({ length: values.length / size }, (_, index) => values.slice(index * size, (index + 1) * size));
+    // The batch is one a trivial test would miss: rewards differ within groups and between them
+    assert.ok(groups(batch.rewards).filter((group) => new Set(group).size > 1).length >= 2, "groups with reward variance");
+    assert.ok(new Set(groups(batch.rewards).map((group) => group.reduce((sum, value) => sum + value, 0))).size > 1, "groups with different sums");
+    const result = spawnSync(python, [join(ROOT, "test/fixtures/pipeline/reward_transforms.py"), fixture], { encoding: "utf8", cwd: ROOT });
+    assert.equal(result.status, 0, result.stderr);
+    const output = JSON.parse(result.stdout) as { shuffles: number[][]; logged: Record<string, number> };
+    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+    let moved = 0;
+    for (const shuffled of output.shuffles) {
+      assert.deepEqual(groups(shuffled).map(sorted), groups(batch.rewards).map(sorted), "every group keeps its own rewards");
+      if (JSON.stringify(shuffled) !== JSON.stringify(batch.rewards)) moved++;
+    }
+    assert.ok(moved >= 15, `the rewards are permuted (${moved} of 20 batches reordered)`);
+    const mean = batch.rewards.reduce((sum, value) => sum + value, 0) / batch.rewards.length;
+    assert.ok(Math.abs(output.logged["toolgym/env_reward"]! - mean) < 1e-12, "the untransformed batch mean is logged");
   });
 });

@@ -140,7 +140,12 @@ describe("toolgym pipeline --preset smoke", () => {
 
     // summary.json's shape.
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Json;
-    assert.deepEqual(Object.keys(summary), ["preset", "seconds", "stages", "grpo", "comparisons", "arms", "evaluation"]);
+    assert.deepEqual(Object.keys(summary), ["preset", "seconds", "stages", "grpo", "comparisons", "arms", "evaluation", "eval_seeds", "floors"]);
+    assert.deepEqual(summary.eval_seeds, { dev: 0, test: 1 });
+    assert.deepEqual(
+      summary.floors.map((floor: Json) => [floor.benchmark, floor.policy, floor.role]).filter((floor: string[]) => floor[2] === "do-nothing"),
+      [["search_plan_act", "always_impossible", "do-nothing"]],
+    );
     assert.equal(summary.preset, "smoke");
     assert.equal(typeof summary.seconds, "number");
     assert.deepEqual(
@@ -165,7 +170,7 @@ describe("toolgym pipeline --preset smoke", () => {
     assert.equal(summary.grpo.reward_last, logged.at(-1)?.reward);
     assert.ok(summary.comparisons.length >= 2, "reward and outcome rows");
     for (const comparison of summary.comparisons) {
-      assert.deepEqual(Object.keys(comparison), ["benchmark", "metric", "n", "pre", "post", "delta", "p", "p_holm"]);
+      assert.deepEqual(Object.keys(comparison), ["benchmark", "metric", "against", "n", "pre", "post", "delta", "p", "p_holm"]);
       assert.deepEqual(Object.keys(comparison.pre), ["mean", "ci_low", "ci_high"]);
       assert.equal(comparison.benchmark, "search_plan_act");
       assert.ok(Math.abs(comparison.delta - (comparison.post.mean - comparison.pre.mean)) < 1e-9, "paired over the same tasks");
@@ -174,29 +179,30 @@ describe("toolgym pipeline --preset smoke", () => {
 
     // Arms: kinds, seeds, transforms; every GRPO arm (the control included) has a curve of 3 points; Holm across all arms.
     assert.deepEqual(
-      summary.arms.map((arm: Json) => [arm.name, arm.kind, arm.seed, arm.transform, arm.curve.map((point: Json) => point.step)]),
+      summary.arms.map((arm: Json) => [arm.name, arm.kind, arm.init, arm.seed, arm.transform, arm.curve.map((point: Json) => point.step)]),
       [
-        ["grpo", "grpo", 0, null, [0, 1, 2]],
-        ["shuffled", "control", 0, "shuffle_within_group", [0, 1, 2]],
-        ["filtered-sft", "baseline", 0, null, []],
+        ["grpo", "grpo", "pre", 0, null, [0, 1, 2]],
+        ["shuffled", "control", "pre", 0, "shuffle_within_group", [0, 1, 2]],
+        ["filtered-sft", "baseline", "base", 0, null, []],
       ],
     );
+    const pairs = { grpo: ["pre", "filtered-sft", "shuffled"], shuffled: ["pre"], "filtered-sft": ["pre"] } as Record<string, string[]>;
     for (const arm of summary.arms) {
-      assert.deepEqual(Object.keys(arm), ["name", "kind", "seed", "transform", "curve", "comparisons"]);
+      assert.deepEqual(Object.keys(arm), ["name", "kind", "init", "seed", "transform", "curve", "comparisons"]);
       for (const point of arm.curve) assert.deepEqual(Object.keys(point), ["step", "mean", "ci_low", "ci_high"]);
       assert.deepEqual(
-        arm.comparisons.map((comparison: Json) => [comparison.benchmark, comparison.metric]),
-        [
-          ["search_plan_act", "reward"],
-          ["search_plan_act", "outcome"],
-        ],
+        arm.comparisons.map((comparison: Json) => [comparison.against, comparison.benchmark, comparison.metric]),
+        (pairs[arm.name] ?? []).flatMap((against) => [
+          [against, "search_plan_act", "reward"],
+          [against, "search_plan_act", "outcome"],
+        ]),
       );
     }
     const family = summary.arms.flatMap((arm: Json) => arm.comparisons);
     assert.deepEqual(
       family.map((comparison: Json) => comparison.p_holm),
       holmAdjust(family.map((comparison: Json) => comparison.p)),
-      "Holm over the 6 rows of all three arms together",
+      "Holm over the 10 rows of the whole family together",
     );
     assert.deepEqual(summary.comparisons, summary.arms[0].comparisons, "the top-level comparisons are the first real-reward arm's");
     const preCurve = summary.arms[0].curve[0];
@@ -229,6 +235,9 @@ describe("toolgym pipeline --preset smoke", () => {
       /## What changed: failure categories[\s\S]*\| Failure \(episodes\) \| pre \(n=2\) \| grpo \(n=2\) \| shuffled \(n=2\) \| filtered-sft \(n=2\) \|\n\|---\|---\|---\|---\|---\|\n\| collateral write \|/,
     );
     assert.match(card, /## Sampled evaluation[\s\S]*\| search_plan_act \| pre \| 2 × 2 \(T=1\) \|/);
+    assert.match(card, /## Floors\n[\s\S]*\| search_plan_act \| 2 \| 0\.000 \(always_impossible\) \|/);
+    // The evidence pack: every eval run's episodes, gzipped, beside the stage logs
+    assert.ok(existsSync(join(out, "evidence/eval-pre/log.txt.gz")) && existsSync(join(out, "evidence/grpo/grpo/steps.jsonl")));
     const svg = readFileSync(join(out, "curves.svg"), "utf8");
     assert.deepEqual(
       [...svg.matchAll(/<polyline class="curve" data-arm="([^"]+)"/g)].map((match) => match[1]),

@@ -147,6 +147,20 @@ describe("TRL GRPO end to end on CPU against toolgym serve", () => {
         steps.every((entry) => typeof entry["toolgym/outcome"] === "number" && typeof entry["toolgym/stop"] === "number"),
         "reward components logged",
       );
+      // The reward-hacking watch, through TRL's own metrics (so report_to reaches it): the training episodes' mean
+      // reward (TRL's own reward mean) and outcome, their gap, and each signature GET /envs lists, as a share
+      const signatures = (tools.watch?.signatures ?? []).map((signature: Json) => signature.name as string);
+      assert.deepEqual(signatures, ["finished at once", "reward without outcome"]);
+      for (const entry of steps) {
+        assert.ok(Math.abs(entry["watch/reward_mean"] - entry["rewards/ToolgymMock/mean"]) < 1e-6, "the watch's reward is TRL's reward");
+        assert.ok(Math.abs(entry["watch/outcome_mean"] - entry["toolgym/outcome"]) < 1e-6, "the watch's outcome is the outcome component");
+        assert.ok(Math.abs(entry["watch/gap"] - (entry["watch/reward_mean"] - entry["watch/outcome_mean"])) < 1e-6);
+        for (const name of signatures) {
+          const share = entry[`watch/signature/${name}`];
+          assert.ok(typeof share === "number" && share >= 0 && share <= 1, `${name}: share ${share}`);
+          assert.equal(entry[`watch/flag/${name}`], 0, "two steps are fewer than the watch's two windows: nothing flagged");
+        }
+      }
 
       const checkpoint = lastJson(await run(python, [join(root, "python/tests/check_checkpoint.py"), output, base]));
       for (const file of [

@@ -24,12 +24,16 @@ from .adapter import (
     prompt_hash,
     type_hint,
 )
+from .watch import RewardWatch, WatchThresholds, reward_watch
 from .client import ServerClient, ServerPool, ToolgymConnectionError, ToolgymServerError, ToolgymSessionLost, split_urls
 
 __all__ = [
     "environment_factory",
     "list_environments",
     "log_reward_components",
+    "RewardWatch",
+    "WatchThresholds",
+    "reward_watch",
     "build_environment_class",
     "environment_schemas",
     "render_environment_schemas",
@@ -62,6 +66,7 @@ def environment_factory(
     token: str | None = None,
     timeout: float = 60.0,
     max_turns: int | None = None,
+    config: dict | None = None,
 ) -> type:
     """The class TRL instantiates with no arguments, one instance per concurrent rollout.
 
@@ -77,6 +82,8 @@ def environment_factory(
         max_turns: The episodes' turn limit (each tool call is a turn) when a row gives none; None keeps each
             environment's own. A call past the limit is not run: the server answers that the episode reached its
             limit and scores it as `max_turns`, as `toolgym eval --max-turns` would.
+        config: Environment config keys set over every row's config (e.g. a reward variant); the prompts stay the
+            dataset's, so only keys that do not change the task belong here.
     """
     urls = split_urls(base_url)
     catalogs: dict[str, list[dict]] = {}
@@ -107,4 +114,4 @@ def environment_factory(
                 f"{env}: the server at {first_url} runs version {entry.get('version')} but the one at {url} {found}; "
                 "run the same toolgym on every node"
             )
-    return build_environment_class(entry, urls, token, timeout, max_turns)
+    return build_environment_class(entry, urls, token, timeout, max_turns, config)

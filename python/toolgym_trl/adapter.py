@@ -170,6 +170,8 @@ class ToolgymEnvironmentBase:
     _env_version: str = ""
     _timeout: float = 60.0
     _max_turns: int | None = None
+    _watch: dict | None = None  # the environment's reward-hacking watch (`GET /envs`): outcome component and signatures
+    _config: dict | None = None  # config keys set over every row's config (an exploit arm's reward variant)
 
     def __init__(self):
         self._clients: dict[str, ServerClient] = {}
@@ -200,6 +202,8 @@ class ToolgymEnvironmentBase:
         for key in ("split", "seed", "index", "config", "max_turns"):
             if row.get(key) is not None:
                 body[key] = row[key]
+        if self._config:
+            body["config"] = {**(body.get("config") or {}), **self._config}
         if "max_turns" not in body and self._max_turns is not None:
             body["max_turns"] = self._max_turns
         self._check_version(row)
@@ -343,9 +347,15 @@ class ToolgymEnvironmentBase:
 
 
 def build_environment_class(
-    entry: dict, base_url: str | list[str], token: str | None = None, timeout: float = 60.0, max_turns: int | None = None
+    entry: dict,
+    base_url: str | list[str],
+    token: str | None = None,
+    timeout: float = 60.0,
+    max_turns: int | None = None,
+    config: dict | None = None,
 ) -> type:
-    """The class for one environment entry of `GET /envs`; its instances share the servers in `base_url`."""
+    """The class for one environment entry of `GET /envs`; its instances share the servers in `base_url`. `config`
+    keys are set over every row's config (the prompts do not change; what the server scores with may)."""
     pool = ServerPool(base_url)
     cls = type(
         _class_name(entry["id"]),
@@ -358,6 +368,8 @@ def build_environment_class(
             "_env_version": entry.get("version", ""),
             "_timeout": timeout,
             "_max_turns": max_turns,
+            "_watch": entry.get("watch"),
+            "_config": dict(config) if config else None,
             "__doc__": entry.get("description"),
         },
     )

@@ -145,3 +145,35 @@ export interface SummarySpec {
   label: string;
   summarize(episodes: readonly SummaryEpisode[]): BenchmarkSummary;
 }
+
+/** One scored episode as a gaming signature reads it: its reward breakdown and how it ended (no transcript: servers keep none). */
+export interface WatchEpisode {
+  total: number | null;
+  components: Record<string, number | null>;
+  /** The reward's diagnostics, then the episode's own over them (counts, collateral writes, the simulation's record). */
+  diagnostics: Record<string, JsonValue>;
+  /** How the episode ended (for a trainer's episode: how it was scored). */
+  termination: string;
+  /** Tool calls the harness could not parse or refused. */
+  formatErrors: number;
+  turns: number;
+}
+
+/** A cheap per-episode sign that the reward was earned without the task (or that the policy games the environment). */
+export interface GamingSignature<Task = unknown> {
+  /** Short lowercase words, as logged (`watch/signature/<name>`). */
+  name: string;
+  description: string;
+  /** Whether this scored episode shows the signature; `task` is the episode's task (hidden data included). */
+  test(episode: WatchEpisode, task: Task): boolean;
+}
+
+/**
+ * The reward-hacking watch's view of an environment: which component is the real outcome, and the signatures of
+ * gaming (each of the audit's pilots trips at least one; test/environment-contract.test.ts checks it).
+ */
+export interface WatchSpec<Task = unknown> {
+  /** The reward component that says whether the task was done (beside the total the policy trains on). */
+  outcome: string;
+  signatures: GamingSignature<Task>[];
+}

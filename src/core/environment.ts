@@ -3,7 +3,7 @@ import type { AssistantMessage, JsonValue, Message } from "./messages.ts";
 import type { RewardBreakdown } from "./reward.ts";
 import type { Trajectory } from "./trajectory.ts";
 import type { ArgumentValidator, RejectedCall, ToolResult, ToolSpec } from "./tools.ts";
-import type { AuditSpec, BreakdownSpec, FailureSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec } from "./definition.ts";
+import type { AuditSpec, BreakdownSpec, FailureSpec, ReplayHook, RunExporter, ScriptedPolicy, SuiteEntry, SummarySpec, WatchSpec } from "./definition.ts";
 
 /**
  * How an agent talks to an environment.
@@ -230,6 +230,8 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   /** Scripted policies; the first genuine one is `toolgym eval`'s default agent. */
   policies?: ScriptedPolicy<Task>[];
   audit?: AuditSpec;
+  /** The reward-hacking watch: the outcome component and per-episode signatures of gaming, checked on every training episode. */
+  watch?: WatchSpec<Task>;
   /** Metrics a report shows (keys of each result's `metrics`); default `["reward"]`. */
   metrics?: string[];
   /** Report sub-rows by a diagnostics key. */

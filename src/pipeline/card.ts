@@ -2,25 +2,20 @@ import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { renderCard, renderHtml, type Report } from "../eval/report/index.ts";
 import { PALETTE, escapeXml } from "../eval/report/svg.ts";
-import type { PipelineConfig } from "./config.ts";
-import {
-  armComparisons,
-  armCurve,
-  armList,
-  failureTables,
-  pipelineReport,
-  sampledResults,
-  type ArmEvidence,
-  type FailureTable,
-  type SampledResult,
-} from "./evidence.ts";
+import { firstRealArm, type PipelineConfig } from "./config.ts";
+import { armCurve, armList, failureTables, pipelineReport, sampledResults, type ArmEvidence, type FailureTable, type SampledResult } from "./evidence.ts";
+import { familyComparisons, familySize } from "./family.ts";
+import { floorRows, floorsMarkdown, type FloorRow } from "./floors.ts";
 import { curveSteps, modelPaths } from "./layout.ts";
+import { packEvidence } from "./pack.ts";
+import { readStepLogs, readWatch, watchChart, watchMarkdown, WATCH_SMOOTHING, type WatchedArm } from "./watch.ts";
 
 /** What the card stage computed beyond the report: read back by summary.json. */
 export interface Evidence {
   arms: ArmEvidence[];
   failures: FailureTable[];
   sampled: SampledResult[];
+  floors: FloorRow[];
 }
 
 export const EVIDENCE_FILE = join("card", "evidence.json");
@@ -63,7 +58,7 @@ export function curveChart(
   arms.forEach((arm, index) => {
     const color = PALETTE[index % PALETTE.length] as string;
     const series = arm.curve.map((point) => ({ step: point.step, ...pick(point) })).filter((point) => Number.isFinite(point.value));
-    const dash = arm.kind === "control" ? ' stroke-dasharray="5 3"' : "";
+    const dash = arm.kind === "control" ? ' stroke-dasharray="5 3"' : arm.kind === "exploit" ? ' stroke-dasharray="2 2"' : "";
     body += `<polyline class="curve" data-arm="${escapeXml(arm.name)}" fill="none" stroke="${color}" stroke-width="2"${dash} points="${series.map((point) => `${x(point.step).toFixed(1)},${y(point.value).toFixed(1)}`).join(" ")}"/>`;
     for (const point of series) {
       if (point.low !== undefined && point.high !== undefined && Number.isFinite(point.low))
@@ -78,25 +73,36 @@ export function curveChart(
 /** The failure categories the curves carry, in the order the environment lists them. */
 const diagnosticNames = (arms: readonly ArmEvidence[]) => [...new Set(arms.flatMap((arm) => arm.curve.flatMap((point) => Object.keys(point.diagnostics))))];
 
-/** The sentence a skeptic reads first: did the real-reward arms improve, and did the controls? */
+/** The sentences a skeptic reads first: each arm against each model it is paired with, on the curve's benchmark. */
 function verdict(evidence: Evidence, benchmark: string | undefined): string {
   const lines: string[] = [];
+  const m = familySize(evidence.arms);
   for (const arm of evidence.arms) {
-    const row = arm.comparisons.find((comparison) => comparison.metric === "reward" && (benchmark === undefined || comparison.benchmark === benchmark));
-    if (!row) {
-      lines.push(`- **${arm.name}** (${arm.kind}): not computed (no paired comparison with pre).`);
+    const rows = arm.comparisons.filter((comparison) => comparison.metric === "reward" && (benchmark === undefined || comparison.benchmark === benchmark));
+    const from = arm.kind === "baseline" ? "SFT from the base model on the filtered demonstrations" : `from \`${arm.init}\``;
+    const head = `- **${arm.name}** (${arm.kind}${arm.transform ? `, ${arm.transform}` : ""}, seed ${arm.seed}, ${from})`;
+    if (rows.length === 0) {
+      lines.push(`${head}: not computed (no paired comparison).`);
       continue;
     }
-    const improved = row.delta > 0 && row.p_holm < ALPHA;
-    const what = `${row.benchmark} mean reward ${format(row.pre.mean)} → ${format(row.post.mean)} (Δ ${signed(row.delta)}, Holm p ${pValue(row.p_holm)} across all arms' rows)`;
-    if (arm.kind === "control")
-      lines.push(
-        improved
-          ? `- **${arm.name}** (control, ${arm.transform}): ${what}. **The control improved too: this gain is not the reward's doing** (training at this temperature moved the model without the reward's information).`
-          : `- **${arm.name}** (control, ${arm.transform}): ${what}; no significant improvement, as a control should show.`,
-      );
-    else lines.push(`- **${arm.name}** (${arm.kind}, seed ${arm.seed}): ${what}; ${improved ? "significant improvement" : "no significant improvement"}.`);
+    const parts = rows.map((row) => {
+      const direction = row.p_holm < ALPHA ? (row.delta > 0 ? "significantly above" : "significantly below") : "not significantly different from";
+      return `${direction} \`${row.against}\` on ${row.benchmark} (${format(row.pre.mean)} → ${format(row.post.mean)}, Δ ${signed(row.delta)}, Holm p ${pValue(row.p_holm)}, n ${row.n})`;
+    });
+    const controlNote =
+      arm.kind === "control"
+        ? rows.some((row) => row.against === "pre" && row.delta > 0 && row.p_holm < ALPHA)
+          ? " **The control improved too: a gain of the same size is not the reward's doing.**"
+          : " A control should not improve on `pre`."
+        : arm.kind === "exploit"
+          ? " Trained on a deliberately exploitable reward variant; the held-out reward is the environment's own."
+          : "";
+    lines.push(`${head}: ${parts.join("; ")}.${controlNote}`);
   }
+  lines.push(
+    "",
+    `Holm's adjustment runs over the whole family: ${m} paired comparisons (every arm against every model it is paired with, on every benchmark and metric of the suite). The report card above adjusts over its own rows (each model against the first), so its p-values differ.`,
+  );
   return lines.join("\n");
 }
 
@@ -153,6 +159,9 @@ function evaluationText(config: PipelineConfig): string {
   const lines = [
     `- Models: ${models.join(", ")}, each behind ${settings.engine} serve, temperature ${settings.temperature}, at most ${settings.maxTokens} tokens a reply, chat template kwargs \`${JSON.stringify(settings.chatTemplateKwargs)}\`.`,
     `- Plays per task: ${settings.trials}${settings.trials > 1 ? " (pass^k for k up to that, beside the mean)" : ""}.`,
+    settings.seeds
+      ? `- Seeds: **test seed ${settings.seeds.test}** for the suite and sampled evaluations (the final comparison: tasks no choice was made on, evaluated once); **development seed ${settings.seeds.dev}** for the learning curves (the tasks the run's design was tuned on).`
+      : "- Seeds: the suite rows' own (no separate development and test seeds).",
   ];
   if (settings.userModel !== undefined || settings.judgeModel !== undefined || config.data.tau2)
     lines.push(
@@ -162,23 +171,36 @@ function evaluationText(config: PipelineConfig): string {
 }
 
 /** The pipeline's sections after the report card: arms, learning curves, failure categories, sampled evaluation. */
-function evidenceMarkdown(config: PipelineConfig, evidence: Evidence): string {
+function evidenceMarkdown(config: PipelineConfig, evidence: Evidence, report: Report, watched: readonly WatchedArm[]): string {
   const sections: string[] = [];
   if (evidence.arms.length > 0)
     sections.push(
       "## Arms",
-      `Every arm starts from the same SFT model (\`pre\`); comparisons are paired over the same tasks, Holm-adjusted across all arms' rows together.`,
+      `Each arm against every model it is paired with (the SFT model \`pre\`; an arm on the environment's reward also against the filtered-SFT baseline and each control), over the same tasks, mean reward on ${config.grpo?.curve?.benchmark ?? "each benchmark"}; summary.json has every benchmark and metric.`,
       verdict(evidence, config.grpo?.curve?.benchmark),
+    );
+  if (evidence.floors.length > 0)
+    sections.push(
+      "## Floors",
+      "What the environment's scripted pilots (policies that game or skip the task, from its definition) earn on the same tasks, with the same turn limit and trials: the one that does nothing, and the best-scoring one. A model below a floor is flagged.",
+      floorsMarkdown(evidence.floors, report),
     );
   sections.push("## Evaluation settings", evaluationText(config));
   if (config.grpo?.curve) {
     const { benchmark, n } = config.grpo.curve;
     sections.push(
       "## Learning curves",
-      `Greedy mean reward on ${benchmark} (n = ${n} held-out tasks per point, 95% bootstrap CIs), one line per arm; step 0 is the SFT model, the last step the final model. Controls are dashed. The other columns are the share of each point's episodes in each failure category.`,
+      `Greedy mean reward on ${benchmark} (n = ${n} held-out tasks per point, 95% bootstrap CIs), one line per arm; step 0 is the model the arm started from (the SFT model \`pre\`, or the filtered-SFT model for an arm started from it), the last step the final model.${config.eval.seeds ? ` The curves run on the development seed's tasks (seed ${config.eval.seeds.dev}), not the test seed's.` : ""} Controls are dashed. The other columns are the share of each point's episodes in each failure category.`,
     );
     sections.push("![learning curves](curves.svg)", curveMarkdown(evidence.arms.filter((arm) => arm.curve.length > 0)));
   }
+  if (watched.some((arm) => arm.watch.length > 0))
+    sections.push(
+      "## Reward-hacking watch",
+      `Every scored training episode, per GRPO step: the mean reward the arm trained on, the mean outcome (the environment's success component), and the share of episodes showing each of the environment's gaming signatures (trailing mean of ${WATCH_SMOOTHING} steps in the chart; first and last ${WATCH_SMOOTHING} steps in the table). An arm is flagged when a signature's share rose while the reward rose and the outcome did not (docs/training.md, "The watch"); controls are dashed, exploit arms dotted.`,
+      "![reward-hacking watch](watch.svg)",
+      watchMarkdown(watched),
+    );
   if (evidence.failures.length > 0)
     sections.push(
       "## What changed: failure categories",
@@ -202,21 +224,23 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
     out,
     arms.map((arm) => arm.name),
   );
-  const comparisons = armComparisons(
-    report,
-    arms.map((arm) => arm.name),
-  );
+  const comparisons = familyComparisons(out, arms);
   const checkpoints = curveSteps(config);
   const evidence: Evidence = {
     arms: arms.map((arm) => ({
       ...arm,
-      curve: arm.kind === "baseline" ? [] : armCurve(config, out, arm.name, checkpoints),
+      curve: arm.kind === "baseline" ? [] : armCurve(config, out, { name: arm.name, init: arm.init === "pre" ? "pre" : "baseline" }, checkpoints),
       comparisons: comparisons.get(arm.name) ?? [],
     })),
     failures: failureTables(out, [...(config.eval.base ? ["base"] : []), "pre", ...arms.map((arm) => arm.name)]),
     sampled: sampledResults(config, out, ["pre", ...(config.eval.base ? ["base"] : []), ...arms.map((arm) => arm.name)]),
+    floors: floorRows(config, out),
   };
-  const first = config.grpo?.arms.find((arm) => arm.transform === null);
+  const watched: WatchedArm[] = evidence.arms
+    .filter((arm) => arm.kind !== "baseline")
+    .map((arm) => ({ name: arm.name, kind: arm.kind, ...readWatch(readStepLogs(out, arm.name)) }));
+  const watch = watchChart(watched);
+  const first = firstRealArm(config);
   const models = modelPaths(config, out);
   // The heading names the model as a path inside the run's output, not the machine's temporary directory.
   const title = `${relative(out, first ? models.arm(first.name) : models.pre) || models.pre} (toolgym pipeline, preset ${config.preset})`;
@@ -227,12 +251,15 @@ export function writeEvidence(config: PipelineConfig, out: string): void {
       curveChart(evidence.arms, `share of episodes: ${name}`, (point) => ({ value: point.diagnostics[name] ?? Number.NaN })),
     ),
   ];
-  const card = `${inside(renderCard(report, { title }))}\n${evidenceMarkdown(config, evidence)}\n`;
+  const card = `${inside(renderCard(report, { title }))}\n${evidenceMarkdown(config, evidence, report, watched)}\n`;
   writeAtomically(join(out, "card", "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   writeAtomically(join(out, EVIDENCE_FILE), `${JSON.stringify(evidence, null, 2)}\n`);
   if (config.grpo?.curve) writeAtomically(join(out, "curves.svg"), `${charts[0]}\n`);
+  if (watch) writeAtomically(join(out, "watch.svg"), `${watch}\n`);
   const html = renderHtml(report);
-  const section = `<section id="learning-curves"><h2>Learning curves</h2>${config.grpo?.curve ? charts.join("\n") : "<p>No learning curve in this config.</p>"}</section>`;
+  const watchSection = watch ? `<section id="reward-hacking-watch"><h2>Reward-hacking watch</h2>${watch}</section>` : "";
+  const section = `<section id="learning-curves"><h2>Learning curves</h2>${config.grpo?.curve ? charts.join("\n") : "<p>No learning curve in this config.</p>"}</section>${watchSection}`;
   writeAtomically(join(out, "report.html"), html.includes("</body>") ? html.replace("</body>", `${section}\n</body>`) : `${html}${section}`);
   writeAtomically(join(out, "card.md"), card);
+  packEvidence(out);
 }

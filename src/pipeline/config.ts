@@ -16,16 +16,42 @@ const label = z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "letters, digits, '_', '.
 /** Reward transforms of python/train_grpo.py (`--reward-transform`): controls, not training recipes. */
 export const REWARD_TRANSFORMS = ["shuffle_within_group", "constant"] as const;
 
-/** One GRPO run from the pre model: its own seed and, for a control, a transform of the reward before the advantage. */
+/**
+ * What an evaluated model is in the evidence: trained on the environment's reward (grpo), a control with a
+ * transformed reward (control), trained on a deliberately exploitable reward variant (exploit), or the non-RL
+ * baseline. Other kinds may join (each says in family.ts whom it is compared with).
+ */
+export const ARM_KINDS = ["grpo", "control", "exploit", "baseline"] as const;
+export type ArmKind = (typeof ARM_KINDS)[number];
+
+/** The models a GRPO arm may start from: the SFT model (`pre`) or the filtered-SFT baseline's model. */
+export const ARM_INITS = ["pre", "baseline"] as const;
+
+/**
+ * One GRPO run: its own seed, the model it starts from and, for a control, a transform of the reward before the
+ * advantage. `envConfig` (merged over the pipeline's for this arm's training episodes only) makes it an `exploit`
+ * arm: a deliberately exploitable reward variant that the reward-hacking watch must flag (docs/training.md "The watch").
+ */
 const armSchema = z.strictObject({
   name: label,
   seed: z.number().int().min(0).default(0),
   transform: z.enum(REWARD_TRANSFORMS).nullable().default(null),
+  /** `baseline`: GRPO from the filtered-SFT model (the "filter, then RL" recipe) instead of the SFT model. */
+  init: z.enum(ARM_INITS).default("pre"),
+  /** Default: `control` with a transform, `exploit` with an env config, else `grpo`. */
+  kind: z.enum(ARM_KINDS).optional(),
+  envConfig: z.record(z.string(), z.unknown()).optional(),
 });
 export type Arm = z.infer<typeof armSchema>;
 
+/** An arm's kind: as given, else control with a transform, exploit with an env config, grpo otherwise. */
+export const armKind = (arm: Arm): ArmKind => arm.kind ?? (arm.transform ? "control" : arm.envConfig ? "exploit" : "grpo");
+
+/** The arm the top-level summary and the card's title describe: the first trained on the environment's own reward. */
+export const firstRealArm = (config: PipelineConfig): Arm | undefined => config.grpo?.arms.find((arm) => armKind(arm) === "grpo");
+
 /** Flags the pipeline sets per arm; a config that also sets them in `grpo.flags` is refused. */
-const ARM_FLAGS = ["seed", "reward-transform", "curve-steps", "model", "dataset", "env", "server-url", "output-dir"];
+const ARM_FLAGS = ["seed", "reward-transform", "env-config", "curve-steps", "model", "dataset", "env", "server-url", "output-dir"];
 
 export const STAGES = ["data", "sft", "baseline", "eval-pre", "grpo", "eval-post", "card"] as const;
 export type StageName = (typeof STAGES)[number];
@@ -114,6 +140,16 @@ export const pipelineConfigSchema = z.strictObject({
     judgeModel: z.string().min(1).optional(),
     /** Also evaluate the base model (label `base`), beside the SFT model. */
     base: z.boolean().default(false),
+    /**
+     * The development seed (learning curves, and every choice made while designing the run) and the test seed
+     * (the suite and sampled evaluations: the final comparison), replacing the rows' own seeds; absent: the rows' seeds.
+     */
+    seeds: z.strictObject({ dev: z.number().int().min(0), test: z.number().int().min(0) }).optional(),
+    /**
+     * Floors: every scripted pilot of each row's environment plays the row's tasks; `doNothing` names, per
+     * environment id, the pilot that does nothing (its score is the do-nothing floor).
+     */
+    floors: z.strictObject({ doNothing: z.record(z.string(), z.string()).default({}) }).default({ doNothing: {} }),
   }),
   /** GRPO after SFT; absent: no GRPO stage (the card compares the SFT model with the base model when that is evaluated). */
   grpo: z
@@ -128,7 +164,7 @@ export const pipelineConfigSchema = z.strictObject({
       arms: z
         .array(armSchema)
         .min(1)
-        .default([{ name: "grpo", seed: 0, transform: null }]),
+        .default([{ name: "grpo", seed: 0, transform: null, init: "pre" }]),
       /** A learning curve: a checkpoint every `every` steps, each evaluated on suite row `benchmark` at `n` tasks (with the pre and final models). */
       curve: z.strictObject({ every: z.number().int().positive(), benchmark: z.string().min(1), n: z.number().int().positive() }).optional(),
     })
@@ -173,6 +209,8 @@ function tau2Problem(config: PipelineConfig): string | undefined {
 function crossFieldProblem(config: PipelineConfig): string | undefined {
   const tau2 = tau2Problem(config);
   if (tau2) return tau2;
+  if (config.eval.seeds && config.eval.seeds.dev === config.eval.seeds.test)
+    return "field 'eval.seeds': the test seed must differ from the development seed (the final comparison runs on tasks no choice was made on)";
   if (config.baseline && !playsTrajectories(config))
     return "field 'baseline' trains SFT on the teacher's demonstrations, so it needs `sft`, `data.policies` and `data.episodes` > 0";
   if (evaluatesPerRow(config) && typeof config.eval.suite === "string")
@@ -187,8 +225,10 @@ function crossFieldProblem(config: PipelineConfig): string | undefined {
   const repeated = names.find((name, index) => names.indexOf(name) !== index || name === "pre" || name === "base");
   if (repeated)
     return `field 'grpo.arms': the name '${repeated}' is used twice or is 'pre' or 'base' (the SFT and base models' labels); give every arm its own name`;
-  if (!grpo.arms.some((arm) => arm.transform === null))
-    return "field 'grpo.arms': every arm has a reward transform; at least one arm must train on the environment's reward";
+  if (grpo.arms.some((arm) => arm.init === "baseline") && !config.baseline)
+    return "field 'grpo.arms.init': 'baseline' starts GRPO from the filtered-SFT model; add a `baseline`";
+  if (!grpo.arms.some((arm) => armKind(arm) === "grpo"))
+    return "field 'grpo.arms': every arm has a reward transform or an env config; at least one arm must train on the environment's reward";
   const set = ARM_FLAGS.find((flag) => flag in grpo.flags);
   if (set) return `field 'grpo.flags.${set}': the pipeline sets --${set} for each arm; give seeds and transforms in 'grpo.arms'`;
   const curve = grpo.curve;

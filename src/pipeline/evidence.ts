@@ -2,10 +2,10 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { getEnvironment } from "../envs/registry.ts";
 import { buildReport, loadInputs, type Report } from "../eval/report/index.ts";
-import { bootstrapMean, compareTasks, holmAdjust, inTaskOrder, mean, passAtK } from "../statistics/statistics.ts";
+import { bootstrapMean, compareTasks, inTaskOrder, mean, passAtK } from "../statistics/statistics.ts";
 import { readRun, type LoadedRun } from "../runs/reader.ts";
-import type { Arm, PipelineConfig } from "./config.ts";
-import { evalStageOf, evidenceLayout } from "./layout.ts";
+import { armKind, type Arm, type ArmKind, type PipelineConfig } from "./config.ts";
+import { evalStageOf, evidenceLayout, initLabel } from "./layout.ts";
 
 interface Interval {
   mean: number;
@@ -22,8 +22,12 @@ export interface CurvePoint extends Interval {
 export interface ArmComparison {
   benchmark: string;
   metric: string;
+  /** The model the arm is paired with on the same tasks (`pre`, the baseline, a control). */
+  against: string;
   n: number;
+  /** The `against` model's mean and CI. */
   pre: Interval;
+  /** The arm's. */
   post: Interval;
   delta: number;
   p: number;
@@ -32,7 +36,9 @@ export interface ArmComparison {
 
 export interface ArmEvidence {
   name: string;
-  kind: "grpo" | "control" | "baseline";
+  kind: ArmKind;
+  /** The model it started from: `pre` (the SFT model), the baseline's label, or `base` (the baseline's SFT). */
+  init: string;
   seed: number;
   transform: Arm["transform"];
   curve: CurvePoint[];
@@ -40,7 +46,7 @@ export interface ArmEvidence {
 }
 
 /** The runs under a `toolgym eval --out` directory (`<benchmark>--<label>/<run id>`), if any were written. */
-function runsUnder(directory: string): LoadedRun[] {
+export function runsUnder(directory: string): LoadedRun[] {
   const found: LoadedRun[] = [];
   const visit = (path: string, depth: number) => {
     if (!existsSync(path) || !statSync(path).isDirectory()) return;
@@ -52,7 +58,7 @@ function runsUnder(directory: string): LoadedRun[] {
 }
 
 /** Per-task means of one metric over a run's scored episodes (samples averaged), in task order. */
-function taskMeans(run: LoadedRun, value: (result: LoadedRun["results"][number]) => number | undefined): number[] {
+export function taskMeans(run: LoadedRun, value: (result: LoadedRun["results"][number]) => number | undefined): number[] {
   const byTask = new Map<string, number[]>();
   for (const result of run.results) {
     const number = result.status === "scored" ? value(result) : undefined;
@@ -63,9 +69,9 @@ function taskMeans(run: LoadedRun, value: (result: LoadedRun["results"][number])
   return inTaskOrder(byTask).map((values) => mean(values));
 }
 
-const rewardOf = (result: LoadedRun["results"][number]) => (typeof result.reward === "number" ? result.reward : undefined);
+export const rewardOf = (result: LoadedRun["results"][number]) => (typeof result.reward === "number" ? result.reward : undefined);
 
-function interval(values: number[], seed: string): Interval {
+export function interval(values: number[], seed: string): Interval {
   const found = bootstrapMean(values, { seed });
   return { mean: found.mean, ci_low: found.low, ci_high: found.high };
 }
@@ -88,36 +94,42 @@ function failureCounts(run: LoadedRun): { categories: string[]; episodes: number
   return { categories: spec.categories, episodes, counts };
 }
 
-/** A curve point: mean reward with its CI, and the share of episodes in each of the environment's failure categories. */
-function curvePoint(run: LoadedRun, step: number, label: string): CurvePoint {
+/**
+ * A curve point: mean reward with its CI, and the share of episodes in each of the environment's failure
+ * categories. The CI's bootstrap is seeded by the evaluated model's label and step, so arms that start from the
+ * same model show the same step-0 point.
+ */
+function curvePoint(run: LoadedRun, step: number): CurvePoint {
   const failures = failureCounts(run);
   const diagnostics = Object.fromEntries(
     failures ? failures.categories.map((category) => [category, (failures.counts[category] ?? 0) / Math.max(1, failures.episodes)]) : [],
   );
-  return { step, ...interval(taskMeans(run, rewardOf), `curve/${run.metadata.benchmark}/${label}/${step}`), diagnostics };
+  return { step, ...interval(taskMeans(run, rewardOf), `curve/${run.metadata.benchmark}/${run.metadata.model.label}/${step}`), diagnostics };
 }
 
-/** An arm's curve: the pre model at step 0, each checkpoint, the final model; points whose run is missing are left out. */
-export function armCurve(config: PipelineConfig, out: string, arm: string, checkpoints: readonly number[]): CurvePoint[] {
+/** An arm's curve: its starting model at step 0, each checkpoint, the final model; points whose run is missing are left out. */
+export function armCurve(config: PipelineConfig, out: string, arm: Pick<Arm, "name" | "init">, checkpoints: readonly number[]): CurvePoint[] {
   if (!config.grpo?.curve) return [];
   const layout = evidenceLayout(out);
   const last = Number(config.grpo.flags["max-steps"]);
-  const points = [{ label: "pre", step: 0 }, ...checkpoints.map((step) => ({ label: arm, step })), { label: arm, step: last }];
+  const points = [{ label: initLabel(config, arm), step: 0 }, ...checkpoints.map((step) => ({ label: arm.name, step })), { label: arm.name, step: last }];
   return points.flatMap(({ label, step }) => {
     const run = runsUnder(layout.curve(label, step))[0];
-    return run ? [curvePoint(run, step, arm)] : [];
+    return run ? [curvePoint(run, step)] : [];
   });
 }
 
-/** The arms and the baseline with their kind, in config order. */
-export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" | "kind" | "seed" | "transform">> {
+/** The arms and the baseline with their kind and starting model, in config order. */
+export function armList(config: PipelineConfig): Array<Pick<ArmEvidence, "name" | "kind" | "init" | "seed" | "transform">> {
   const arms = (config.grpo?.arms ?? []).map((arm) => ({
     name: arm.name,
-    kind: arm.transform ? ("control" as const) : ("grpo" as const),
+    kind: armKind(arm),
+    init: initLabel(config, arm),
     seed: arm.seed,
     transform: arm.transform,
   }));
-  return config.baseline ? [...arms, { name: config.baseline.name, kind: "baseline" as const, seed: config.baseline.seed, transform: null }] : arms;
+  const baseline = config.baseline;
+  return baseline ? [...arms, { name: baseline.name, kind: "baseline" as const, init: "base", seed: baseline.seed, transform: null }] : arms;
 }
 
 /**
@@ -129,24 +141,6 @@ export function pipelineReport(config: PipelineConfig, out: string, labels: read
   const before = config.eval.base ? (config.grpo ? ["pre", "base"] : ["base", "pre"]) : ["pre"];
   const paths = [...before, ...labels].map((label) => layout.suiteRuns(evalStageOf(label), label));
   return buildReport(loadInputs(paths.filter((path) => existsSync(path))));
-}
-
-/** Every arm's comparisons against pre from the report, with Holm's adjustment across all arms' rows together. */
-export function armComparisons(report: Report, arms: readonly string[]): Map<string, ArmComparison[]> {
-  const found = arms.map((arm) =>
-    report.rows.flatMap((row): ArmComparison[] => {
-      const pre = row.cells.find((cell) => cell.model === "pre");
-      const post = row.cells.find((cell) => cell.model === arm);
-      const paired = row.comparisons.find((comparison) => comparison.baseline === "pre" && comparison.treatment === arm);
-      if (row.status !== "ok" || !pre || !post || !paired) return [];
-      const pair = { pre: { mean: pre.mean, ci_low: pre.low, ci_high: pre.high }, post: { mean: post.mean, ci_low: post.low, ci_high: post.high } };
-      return [{ benchmark: row.benchmark, metric: row.metric, n: paired.n, ...pair, delta: paired.delta, p: paired.pValue, p_holm: Number.NaN }];
-    }),
-  );
-  const adjusted = holmAdjust(found.flat().map((comparison) => comparison.p));
-  let index = 0;
-  for (const list of found) for (const comparison of list) comparison.p_holm = adjusted[index++] as number;
-  return new Map(arms.map((arm, position) => [arm, found[position] as ArmComparison[]]));
 }
 
 export interface FailureTable {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { PipelineConfig } from "./config.ts";
+import type { Arm, PipelineConfig } from "./config.ts";
 
 /** The model each stage starts from and writes. */
 export function modelPaths(config: PipelineConfig, out: string) {
@@ -37,5 +37,12 @@ export function evidenceLayout(out: string) {
     /** A learning-curve point; the pre model's (step 0) is shared by every arm. */
     curve: (label: string, step: number) => join(out, evalStageOf(label), "curve", label, `step-${step}`),
     steps: (arm: string) => join(out, "grpo", arm, "steps.jsonl"),
+    /** The environment's scripted pilots on one suite row's tasks (`<env>--scripted-<pilot>/<run id>` under it). */
+    floors: (benchmark: string) => join(out, "eval-pre", "floors", benchmark),
   };
+}
+
+/** The label of the model an arm starts from (its step-0 curve point): the SFT model `pre`, or the baseline's. */
+export function initLabel(config: PipelineConfig, arm: Pick<Arm, "init">): string {
+  return arm.init === "baseline" && config.baseline ? config.baseline.name : "pre";
 }

@@ -66,6 +66,18 @@ const smallWorld = {
 };
 
 /**
+ * The pilot of each environment of the tiny suite that does nothing useful: declines the task, answers nothing,
+ * turns on the spot (its score is the card's do-nothing floor).
+ */
+const SEARCH_PLAN_DO_NOTHING = {
+  search_plan_act: "always_impossible",
+  search_plan_ood: "always_impossible",
+  musique: "empty_answer",
+  "2wiki": "empty_answer",
+  babyai: "spin_in_place",
+};
+
+/**
  * `smoke`: every stage for real and as small as it goes (plumbing, not learning): a random tiny Qwen3, two
  * SFT steps, two eval episodes per row, two GRPO steps of one group of two completions, in two arms (the
  * environment's reward and its shuffled-within-group control) with a checkpoint at step 1 for the curve, the
@@ -96,6 +108,8 @@ const smoke = {
     maxTokens: 24,
     maxTurns: 2,
     concurrency: 2,
+    seeds: { dev: 0, test: 1 },
+    floors: { doNothing: SEARCH_PLAN_DO_NOTHING },
   },
   grpo: {
     launcher: [],
@@ -181,6 +195,10 @@ const tiny = {
     maxTokens: 64,
     maxTurns: 4,
     concurrency: 2,
+    // Seed 0 is the one every choice of the experiment log was judged on (docs/training.md): the curves stay on it,
+    // and the final comparison runs once on seed 1's tasks.
+    seeds: { dev: 0, test: 1 },
+    floors: { doNothing: SEARCH_PLAN_DO_NOTHING },
   },
   grpo: {
     launcher: [],
@@ -212,6 +230,11 @@ const tiny = {
       { name: "grpo-s0", seed: 0 },
       { name: "grpo-s1", seed: 1 },
       { name: "shuffled", seed: 0, transform: "shuffle_within_group" },
+      // Filter, then RL: GRPO from the filtered-SFT model answers whether the reward adds anything to filtering
+      { name: "grpo-from-filtered", seed: 0, init: "baseline" },
+      // The reward-hacking watch's positive control: a reward without its outcome term that pays for brevity
+      // (reckless_guess games it); the watch must flag this arm and not the others (docs/training.md "The watch")
+      { name: "exploit", seed: 0, envConfig: { reward: "without_outcome" } },
     ],
     curve: { every: 50, benchmark: "search_plan_act", n: 50 },
   },
@@ -223,6 +246,9 @@ const tiny = {
 
 /** The customer-as-a-tool protocol: what TRL's loop can train and `toolgym serve` serves (docs/tau2.md). */
 const customerTool = { customer: "tool" };
+
+/** tau2's do-nothing pilot: closes the conversation at once without a tool call. */
+const TAU2_DO_NOTHING = { tau2_mock: "do_nothing_stop", tau2_retail: "do_nothing_stop", tau2_telecom: "do_nothing_stop" };
 
 /**
  * `tau2-smoke`: the Tau2 card's stages for real and tiny (plumbing, not learning): the scripted oracle's
@@ -250,6 +276,7 @@ const tau2Smoke = {
     maxTokens: 24,
     maxTurns: 3,
     concurrency: 2,
+    floors: { doNothing: TAU2_DO_NOTHING },
   },
 };
 
@@ -300,8 +327,10 @@ const tau2Cpu = {
     base: true,
     temperature: 0,
     maxTokens: 96,
-    maxTurns: 8,
+    // No turn cap of our own: tau2's limits (max_steps 200, max_errors 10) end a conversation, as in tau2. An 8-turn
+    // cap held the scripted oracle itself under 1.0 on retail, so the card measured the cap.
     concurrency: 2,
+    floors: { doNothing: TAU2_DO_NOTHING },
   },
 };
 
@@ -338,6 +367,7 @@ const tau2Seed = {
     temperature: 0,
     maxTokens: 8192,
     concurrency: 32,
+    floors: { doNothing: TAU2_DO_NOTHING },
     chatTemplateKwargs: { enable_thinking: true },
     userModel: `http://127.0.0.1:8001/v1#${TAU2_LEADERBOARD_MODEL}`,
     judgeModel: `http://127.0.0.1:8001/v1#${TAU2_LEADERBOARD_MODEL}`,

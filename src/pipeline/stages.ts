@@ -7,7 +7,8 @@ import { evaluatesPerRow, playsTrajectories, type Arm, type PipelineConfig, type
 import { GrpoSignalMonitor } from "./grpo-signal.ts";
 import { PACKAGE_ROOT, modelServerCommand } from "./processes.ts";
 import { writeEvidence } from "./card.ts";
-import { curveSteps, evidenceLayout, modelPaths } from "./layout.ts";
+import { curveSteps, evidenceLayout, initLabel, modelPaths } from "./layout.ts";
+import { getPolicies } from "../envs/registry.ts";
 import type { Step } from "./steps.ts";
 import { hubDatasetSteps, hubTokenizerStep, tau2ConversationSteps, tau2DataPaths, tau2RowsStep } from "./tau2-data.ts";
 
@@ -157,7 +158,9 @@ const baselineStage: Stage = {
 /** The suite a config evaluates with. */
 export function pipelineSuite(config: PipelineConfig): Suite {
   if (typeof config.eval.suite === "string") return requireBuiltinSuite(config.eval.suite, config.eval.dataDir ? { dataDir: config.eval.dataDir } : {});
-  return parseSuite({ name: `pipeline-${config.preset}`, description: `The ${config.preset} pipeline's evaluation.`, rows: config.eval.suite });
+  const test = config.eval.seeds?.test;
+  const rows = test === undefined ? config.eval.suite : config.eval.suite.map((row) => ({ ...row, seed: test }));
+  return parseSuite({ name: `pipeline-${config.preset}`, description: `The ${config.preset} pipeline's evaluation.`, rows });
 }
 
 const SERVER_URL = "http://127.0.0.1:PORT/v1";
@@ -210,6 +213,13 @@ function suiteRow(config: PipelineConfig, benchmark: string): SuiteRow {
   const row = pipelineSuite(config).rows.find((candidate) => candidate.benchmark === benchmark);
   if (!row) throw new Error(`no suite row '${benchmark}'`); // config.ts checks explicit suites
   return row;
+}
+
+/** A suite row on the development seed (learning curves), when the config names one. */
+function devRow(config: PipelineConfig, benchmark: string): SuiteRow {
+  const row = suiteRow(config, benchmark);
+  const dev = config.eval.seeds?.dev;
+  return dev === undefined ? row : { ...row, seed: dev };
 }
 
 /** The steps evaluating one model: the suite, curve points (curve), sampled rows; run inside a server (`servedModels`). */
@@ -294,7 +304,26 @@ function curvePoint(context: PlanContext, label: string, step: number, model: st
   const { config, out } = context;
   const curve = config.grpo!.curve!;
   const note = `${label} at step ${step}: ${curve.benchmark} n=${curve.n}`;
-  return rowEvalStep(config, suiteRow(config, curve.benchmark), { label, model, n: curve.n, out: evidenceLayout(out).curve(label, step), note });
+  return rowEvalStep(config, devRow(config, curve.benchmark), { label, model, n: curve.n, out: evidenceLayout(out).curve(label, step), note });
+}
+
+/**
+ * The floors: each of a row's environment's scripted pilots on the row's tasks, with the same turn limit and
+ * trials as the models (no server: they play in-process).
+ */
+function floorSteps({ config, out }: PlanContext): Step[] {
+  return pipelineSuite(config).rows.flatMap((row) =>
+    getPolicies(row.env)
+      .filter((policy) => policy.kind === "pilot")
+      .map((policy): Step => {
+        const args = ["eval", "--env", row.env, "--agent", policy.id, "--config", JSON.stringify(row.config), ...(row.split ? ["--split", row.split] : [])];
+        args.push("--seed", String(row.seed), "--n", String(row.n), ...simulatorArgs(config));
+        if (config.eval.trials > 1) args.push("--num-trials", String(config.eval.trials));
+        if (config.eval.maxTurns) args.push("--max-turns", String(config.eval.maxTurns));
+        args.push("--out", evidenceLayout(out).floors(row.benchmark), "--quiet");
+        return { kind: "toolgym", args, note: `floor: ${policy.id} on ${row.benchmark} n=${row.n}` };
+      }),
+  );
 }
 
 const evalPreStage: Stage = {
@@ -305,7 +334,7 @@ const evalPreStage: Stage = {
     const curve = context.config.grpo?.curve ? [curvePoint(context, "pre", 0, models.pre)] : [];
     const base = context.config.eval.base ? [evalModelSteps(context, "eval-pre", "base", models.base, [])] : [];
     const served = [...base, evalModelSteps(context, "eval-pre", "pre", models.pre, curve)];
-    return [...suiteFileStep(context.config, context.out, "eval-pre"), ...servedModels(context, served)];
+    return [...suiteFileStep(context.config, context.out, "eval-pre"), ...servedModels(context, served), ...floorSteps(context)];
   },
 };
 
@@ -314,9 +343,11 @@ function grpoCommand(context: PlanContext, arm: Arm): string[] {
   const config = context.config as PipelineConfig & { grpo: NonNullable<PipelineConfig["grpo"]> };
   const models = modelPaths(config, out);
   const launcher = config.grpo.launcher.length > 0 ? config.grpo.launcher : [python];
-  const argv = [...launcher, join(PACKAGE_ROOT, "python/train_grpo.py"), "--model", models.pre, "--dataset", dataPaths(out).prompts, "--env", config.env];
+  const init = arm.init === "baseline" ? models.baseline : models.pre;
+  const argv = [...launcher, join(PACKAGE_ROOT, "python/train_grpo.py"), "--model", init, "--dataset", dataPaths(out).prompts, "--env", config.env];
   argv.push("--server-url", "http://127.0.0.1:SERVER_PORT", "--output-dir", models.arm(arm.name), ...flagArgs(config.grpo.flags), "--seed", String(arm.seed));
   if (arm.transform) argv.push("--reward-transform", arm.transform);
+  if (arm.envConfig) argv.push("--env-config", JSON.stringify({ ...config.envConfig, ...arm.envConfig }));
   if (config.grpo.curve) argv.push("--curve-steps", String(config.grpo.curve.every));
   return argv;
 }
@@ -331,7 +362,7 @@ function grpoStep(context: PlanContext, arm: Arm): Step {
   return {
     kind: "command",
     argv: grpoCommand(context, arm),
-    note: `${arm.name}: python/train_grpo.py (seed ${arm.seed}${arm.transform ? `, reward ${arm.transform}` : ""})`,
+    note: `${arm.name}: python/train_grpo.py from ${initLabel(context.config, arm)} (seed ${arm.seed}${arm.transform ? `, reward ${arm.transform}` : ""}${arm.envConfig ? `, env config ${JSON.stringify(arm.envConfig)}` : ""})`,
     stopCode: "GRPO_NO_SIGNAL",
     onLine(line, note) {
       const before = monitor.steps.length;
@@ -376,7 +407,10 @@ const evalPostStage: Stage = {
         served.push({ model: checkpoint, steps: [curvePoint(context, arm.name, step, checkpoint)] });
       }
     }
-    if (config.baseline) served.push(evalModelSteps(context, "eval-post", config.baseline.name, models.baseline, []));
+    // An arm started from the baseline has the baseline's model as its step 0, evaluated on the curve's tasks.
+    const fromBaseline = config.baseline && config.grpo?.curve && config.grpo.arms.some((arm) => arm.init === "baseline");
+    const start = fromBaseline ? [curvePoint(context, config.baseline!.name, 0, models.baseline)] : [];
+    if (config.baseline) served.push(evalModelSteps(context, "eval-post", config.baseline.name, models.baseline, start));
     return [...suiteFileStep(config, out, "eval-post"), ...servedModels(context, served)];
   },
 };

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Report } from "../eval/report/index.ts";
-import type { Arm, PipelineConfig, StageName } from "./config.ts";
+import { firstRealArm, type Arm, type ArmKind, type PipelineConfig, type StageName } from "./config.ts";
 import { EVIDENCE_FILE, type Evidence } from "./card.ts";
 import type { ArmComparison } from "./evidence.ts";
-import { summariseGrpo, type GrpoSummary, type StepLog } from "./grpo-signal.ts";
-import { evidenceLayout } from "./layout.ts";
+import { floorSummary } from "./floors.ts";
+import { summariseGrpo, type GrpoSummary } from "./grpo-signal.ts";
+import { readStepLogs, readWatch, type WatchPoint } from "./watch.ts";
 
 export type StageStatus = "done" | "resumed" | "skipped" | "failed" | "not run";
 
@@ -19,12 +20,20 @@ export type Comparison = ArmComparison;
 
 export interface ArmSummary {
   name: string;
-  kind: "grpo" | "control" | "baseline";
+  kind: ArmKind;
+  /** The model it started from: `pre` (the SFT model), the baseline's label, or `base`. */
+  init: string;
   seed: number;
   /** null for arms trained on the environment's reward (and the baseline). */
   transform: Arm["transform"];
   curve: Array<{ step: number; mean: number; ci_low: number; ci_high: number }>;
   comparisons: Comparison[];
+  /** The reward-hacking watch per training step (none for the baseline, which does not train with GRPO). */
+  watch: WatchPoint[];
+  /** Whether the watch warned: a signature's share rose while the reward rose and the outcome did not. */
+  flagged: boolean;
+  /** The signatures it warned about. */
+  flagged_by: string[];
 }
 
 export interface PipelineSummary {
@@ -38,6 +47,10 @@ export interface PipelineSummary {
   arms: ArmSummary[];
   /** Every evaluated model's mean reward per suite row, with the benchmark's own summary (tau2: pass^k, protocol). */
   evaluation: ModelEvaluation[];
+  /** The development seed (learning curves) and the test seed (the suite and sampled evaluations); null: the rows' own seeds. */
+  eval_seeds: { dev: number; test: number } | null;
+  /** Per suite row, the environment's do-nothing pilot and best-scoring pilot on the same tasks. */
+  floors: ReturnType<typeof floorSummary>;
 }
 
 export interface ModelEvaluation {
@@ -68,15 +81,6 @@ function readEvaluation(out: string): ModelEvaluation[] {
     );
 }
 
-function readSteps(out: string, arm: string): StepLog[] {
-  const path = evidenceLayout(out).steps(arm);
-  if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as StepLog);
-}
-
 function readEvidence(out: string): Evidence | null {
   const path = join(out, EVIDENCE_FILE);
   return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Evidence) : null;
@@ -84,16 +88,18 @@ function readEvidence(out: string): Evidence | null {
 
 /** summary.json: the stages as run, the first real-reward arm's training and comparisons, and every arm's evidence. */
 export function buildSummary(options: { config: PipelineConfig; out: string; stages: StageRecord[] }): PipelineSummary {
-  const first = options.config.grpo?.arms.find((arm) => arm.transform === null);
-  const steps = first ? readSteps(options.out, first.name) : [];
+  const first = firstRealArm(options.config);
+  const steps = first ? readStepLogs(options.out, first.name) : [];
   const evidence = readEvidence(options.out);
   const arms = (evidence?.arms ?? []).map((arm): ArmSummary => ({
     name: arm.name,
     kind: arm.kind,
+    init: arm.init,
     seed: arm.seed,
     transform: arm.transform,
     curve: arm.curve.map((point) => ({ step: point.step, mean: point.mean, ci_low: point.ci_low, ci_high: point.ci_high })),
     comparisons: arm.comparisons,
+    ...(arm.kind === "baseline" ? { watch: [], flagged: false, flagged_by: [] } : readWatch(readStepLogs(options.out, arm.name))),
   }));
   return {
     preset: options.config.preset,
@@ -103,5 +109,7 @@ export function buildSummary(options: { config: PipelineConfig; out: string; sta
     comparisons: arms.find((arm) => arm.name === first?.name)?.comparisons ?? [],
     arms,
     evaluation: readEvaluation(options.out),
+    eval_seeds: options.config.eval.seeds ?? null,
+    floors: floorSummary(evidence?.floors ?? []),
   };
 }

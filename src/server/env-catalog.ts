@@ -9,6 +9,8 @@ export interface EnvironmentEntry {
   default_split: string;
   /** The tool schemas of a task under the training config (OpenAI function format), the ones the adapter binds. */
   tools: ToolSpec[];
+  /** The reward-hacking watch's outcome component and signatures (environments that declare one), so a trainer logs every signature's share. */
+  watch?: { outcome: string; signatures: Array<{ name: string; description: string }> };
 }
 
 /**
@@ -35,6 +37,7 @@ export function createEnvironmentCatalog(environments: Record<string, AnyEnviron
         default_split: env.defaultSplit,
         tools: episode.tools,
       };
+      if (env.watch) entry.watch = { outcome: env.watch.outcome, signatures: env.watch.signatures.map(({ name, description }) => ({ name, description })) };
       cache.set(env.id, entry);
     }
     return entry;

@@ -1,3 +1,4 @@
+import { episodeFromBreakdown, watchEpisode } from "../audit/signatures.ts";
 import { randomUUID } from "node:crypto";
 import {
   ServerError,
@@ -308,7 +309,16 @@ export class SessionStore {
     const counters = this.envCounters(session.env.id);
     counters.rewards++;
     if (typeof breakdown.total === "number") counters.rewardSum += breakdown.total;
-    return { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, provisional: ended === null, calls: session.calls };
+    const answer: RewardOutcome = { ...breakdown, done: driver.done, ended_by: ended, scored_as: ending, provisional: ended === null, calls: session.calls };
+    const formatErrors = driver.formatErrors.length;
+    const diagnostics = session.env.watch && driver.episode.diagnostics ? driver.episode.diagnostics({ formatErrors }) : {};
+    const watch = watchEpisode(
+      session.env,
+      episodeFromBreakdown(breakdown, { diagnostics, termination: ending, formatErrors, turns: driver.turns }),
+      session.task.task,
+    );
+    if (watch) answer.watch = watch;
+    return answer;
   }
 
   close(id: unknown, client?: string): boolean {

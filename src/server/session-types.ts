@@ -1,4 +1,5 @@
 import type { AnyEnvironment, Message, RewardBreakdown, ServerError, TerminationReason } from "../core/index.ts";
+import type { EpisodeWatch } from "../audit/signatures.ts";
 import type { EpisodeDriver } from "../rollout/episode-driver.ts";
 
 /** The shapes the session store keeps and answers (session-store.ts), apart from its logic. */
@@ -103,4 +104,6 @@ export interface RewardOutcome extends RewardBreakdown {
   /** The episode is still running: the reward may change, and the environment does not keep it (tau2 recomputes it). */
   provisional: boolean;
   calls: number;
+  /** The reward-hacking watch (environments that declare one): the outcome component and the gaming signatures this episode shows. */
+  watch?: EpisodeWatch;
 }

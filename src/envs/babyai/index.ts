@@ -1,3 +1,4 @@
+import { babyaiWatch } from "./signatures.ts";
 import { z } from "zod";
 import { EnvConfigError, defineEnvironment } from "../../core/index.ts";
 import { babyaiAudit } from "./policies/audit.ts";
@@ -60,6 +61,7 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
   title: "BALROG BabyAI",
   policies: babyaiPolicies,
   audit: babyaiAudit,
+  watch: babyaiWatch,
   metrics: ["return"],
   // BALROG reports return and progression per task as well as overall.
   breakdown: { key: "task", metrics: ["return", "progression"] },

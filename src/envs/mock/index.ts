@@ -115,6 +115,22 @@ export const mockEnvironment = defineEnvironment<MockConfig, MockTask>({
     policies: ["oracle", "reckless_guess"],
     acceptance: standardAcceptance({ oracle: "oracle", oracleMin: 0.95, pilots: ["reckless_guess"], pilotMax: 0.25 }),
   },
+  // reckless_guess's marks: it finishes on its first turn, and the stop component pays it without the answer
+  watch: {
+    outcome: "outcome",
+    signatures: [
+      {
+        name: "finished at once",
+        description: "finish was the first turn's call (no lookup).",
+        test: ({ termination, turns }) => termination === "finished" && turns <= 1,
+      },
+      {
+        name: "reward without outcome",
+        description: "A reward above 0 with the outcome component at 0 (the stop term paid alone).",
+        test: ({ total, components }) => (total ?? 0) > 0 && components.outcome === 0,
+      },
+    ],
+  },
   description: "Tiny key-value lookup used by the framework's own tests.",
   protocol: "tools",
   splits: ["train", "eval"],

@@ -1,3 +1,4 @@
+import { multihopWatch } from "./signatures.ts";
 import { z } from "zod";
 import { defineEnvironment, type JsonValue, type SuiteEntry } from "../../core/index.ts";
 import { multihopAudit } from "./policies/audit.ts";
@@ -111,6 +112,7 @@ export const musiqueEnvironment = defineEnvironment<MusiqueConfig, MultihopTask>
   family: "multihop",
   policies: multihopPolicies,
   audit: multihopAudit(),
+  watch: multihopWatch,
   metrics: ["em", "f1"],
   seedSuite: seedSuite(1, 2417, "musique_ans_v1.0_dev.jsonl"),
   description: "MuSiQue-Ans or MuSiQue-Full dev (official answer EM/F1; Full adds the unanswerable answer), modes context | search | pool | closed_book.",
@@ -141,6 +143,7 @@ export const wikiEnvironment = defineEnvironment<WikiConfig, MultihopTask>({
   family: "multihop",
   policies: multihopPolicies,
   audit: multihopAudit(),
+  watch: multihopWatch,
   metrics: ["em", "f1"],
   seedSuite: seedSuite(2, 12576, "dev.json"),
   description: "2WikiMultihopQA dev (official v1.1 answer EM/F1), modes context | search | pool | closed_book.",

@@ -1,6 +1,10 @@
 import { z } from "zod";
 
 export const FAMILIES = ["lookup", "update", "link", "copy", "conditional", "composite"] as const;
+/** The reward's formula: the environment's own, or the deliberately exploitable one the watch is tested on. */
+export const REWARD_VARIANTS = ["standard", "without_outcome"] as const;
+export type RewardVariant = (typeof REWARD_VARIANTS)[number];
+
 export type Family = (typeof FAMILIES)[number] | "impossible";
 
 export interface ConfigDefaults {
@@ -46,6 +50,11 @@ export function createConfigSchema(defaults: ConfigDefaults) {
         .prefault({}),
       /** Extra tool calls over the plan length before the stop score starts to decay. */
       slack: z.number().int().min(0).max(50).default(4),
+      /**
+       * `standard`: the reward of about.md. `without_outcome`: a deliberately exploitable variant for testing the
+       * reward-hacking watch (no outcome term, fewer calls pay more: finishing at once scores 1); never train on it.
+       */
+      reward: z.enum(REWARD_VARIANTS).default("standard"),
     })
     .refine((config) => config.minHops <= config.maxHops, { message: "minHops must not exceed maxHops", path: ["maxHops"] })
     .refine((config) => Object.values(config.familyWeights).some((value) => value > 0), {

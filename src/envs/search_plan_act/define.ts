@@ -1,5 +1,6 @@
 import { EnvConfigError, defineEnvironment, type EnvironmentDefinition, type JsonValue, type Message, type SuiteEntry } from "../../core/index.ts";
 import { searchPlanFailures } from "./failures.ts";
+import { searchPlanWatch } from "./signatures.ts";
 import { searchPlanAudit } from "./policies/audit.ts";
 import { searchPlanPolicies } from "./policies/index.ts";
 import { createConfigSchema, type ConfigDefaults, type SearchPlanConfig } from "./config.ts";
@@ -73,6 +74,7 @@ export function defineSearchPlanEnvironment(options: SearchPlanDefinitionOptions
     policies: searchPlanPolicies,
     audit: searchPlanAudit(),
     failures: searchPlanFailures,
+    watch: searchPlanWatch,
     metrics: ["reward"],
     ...(options.seedSuite ? { seedSuite: options.seedSuite } : {}),
     protocol: "tools",

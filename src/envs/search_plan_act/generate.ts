@@ -391,5 +391,6 @@ export function taskOfWorld(options: GenerateOptions, theme: Theme, world: World
     statedValues: [...statedValues].sort(),
     hops,
     slack: config.slack,
+    ...(config.reward !== "standard" ? { rewardVariant: config.reward } : {}),
   };
 }

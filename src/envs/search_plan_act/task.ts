@@ -1,4 +1,4 @@
-import type { Family } from "./config.ts";
+import type { Family, RewardVariant } from "./config.ts";
 import type { FieldValue, WorldRecord } from "./world.ts";
 
 /** How the task text names the record a chain starts from. Never by record id. */
@@ -47,6 +47,8 @@ export interface SearchPlanTask {
   hops: number;
   /** Extra tool calls over the plan length before the stop score decays (from the config). */
   slack: number;
+  /** The config's reward variant when it is not the standard one (absent: standard). */
+  rewardVariant?: RewardVariant;
 }
 
 const isQuote = (code: number): boolean => code === 0x22 || code === 0x27 || code === 0x60;

@@ -1,3 +1,4 @@
+import { tau2Watch } from "./signatures.ts";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import {
@@ -250,6 +251,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         monotone: ["oracle", ...NOISE_LEVELS.map((epsilon) => `noisy_oracle_${epsilon}`)],
       }),
     },
+    watch: tau2Watch(domain),
     metrics: ["reward", "pass", "partial"],
     replay: replayHook(domain),
     exports: { "tau2-sft": tau2SftExporter(() => toolSchemas(domain, "assistant")), "tau2-results": tau2ResultsExporter(domain) },
