@@ -11,6 +11,7 @@ export {
   dictKeys,
   dictValues,
   parsePythonJson,
+  plainPythonJson,
   pythonJsonDumps,
   PythonJsonSyntaxError,
   type Dict,

@@ -271,3 +271,18 @@ export function dictValues(dict: unknown): unknown[] {
 export function dictKeys(dict: unknown): string[] {
   return dictEntries(dict).map(([key]) => key);
 }
+
+/**
+ * A `parsePythonJson` value as plain JSON for records and viewers: floats as numbers, big ints as the nearest
+ * number, Maps as objects, and the non-finite floats as their `json.dumps` words ("Infinity", "NaN") where
+ * JSON.stringify would write null. Keep the exact value beside it (`pythonJsonDumps`) where it matters.
+ */
+export function plainPythonJson(value: unknown): unknown {
+  if (value instanceof PythonFloat) return plainPythonJson(value.value);
+  if (typeof value === "number") return Number.isFinite(value) ? value : pythonJsonFloat(value);
+  if (typeof value === "bigint") return Number(value);
+  if (value instanceof Map) return plainPythonJson(Object.fromEntries(value));
+  if (Array.isArray(value)) return value.map(plainPythonJson);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainPythonJson(item)]));
+  return value ?? null;
+}

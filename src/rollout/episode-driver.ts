@@ -20,6 +20,7 @@ import {
   type ToolResult,
   type Trajectory,
 } from "../core/index.ts";
+import { plainPythonJson } from "../python-semantics/index.ts";
 import { callArguments, parseToolArguments } from "./parse-arguments.ts";
 
 export interface EpisodeAddress {
@@ -159,7 +160,7 @@ export class EpisodeDriver {
     const name = call.name;
     let outcome: CallOutcome;
     let argumentsValue: JsonValue;
-    const parsed = callArguments(call.arguments);
+    const parsed = callArguments(call.arguments, { python: this.ownArguments });
     if (this.done) {
       outcome =
         this.termination === "max_turns"
@@ -172,7 +173,8 @@ export class EpisodeDriver {
       outcome = { content, isError: true, errorKind: "invalid_json_arguments", done: false };
       argumentsValue = String(call.arguments ?? "");
     } else {
-      argumentsValue = parsed.value;
+      // The environment gets Python's types; the step record gets their plain JSON view.
+      argumentsValue = this.ownArguments ? (plainPythonJson(parsed.value) as JsonValue) : parsed.value;
       outcome = this.outcome(this.execute(name, parsed.value));
     }
     return this.recordCall(call, argumentsValue, outcome);
@@ -212,7 +214,7 @@ export class EpisodeDriver {
    */
   callAsync(call: { id?: string; name: string; arguments: unknown }): Promise<CallOutcome> | undefined {
     if (!this.episode.callAsync || this.done) return undefined;
-    const parsed = callArguments(call.arguments);
+    const parsed = callArguments(call.arguments, { python: this.ownArguments });
     if (!parsed.ok) return undefined;
     let args: unknown = parsed.value;
     if (!this.ownArguments) {
@@ -221,7 +223,8 @@ export class EpisodeDriver {
       args = checked.value;
     }
     const pending = this.episode.callAsync(call.name, args);
-    return pending?.then((result) => this.recordCall(call, parsed.value, this.outcome(this.answered(result))));
+    const recorded = this.ownArguments ? (plainPythonJson(parsed.value) as JsonValue) : parsed.value;
+    return pending?.then((result) => this.recordCall(call, recorded, this.outcome(this.answered(result))));
   }
 
   private outcome(result: ToolResult): CallOutcome {

@@ -1,10 +1,25 @@
 import type { JsonValue } from "../core/index.ts";
+import { parsePythonJson } from "../python-semantics/index.ts";
+
+/**
+ * `python`: parse as Python's `json.loads` does (the one python-semantics parser): `2.0` stays a float,
+ * integers beyond 2^53 stay exact, `NaN`/`Infinity` are read. For environments that check their own arguments
+ * as a Python benchmark does (`argumentPolicy: "environment"`, tau2); the value is then not plain JSON.
+ */
+export interface ParseArgumentOptions {
+  python?: boolean;
+}
 
 /** Parses tool-call arguments from a JSON string. Returns an error message instead of throwing. */
-export function parseToolArguments(raw: string | undefined | null): { ok: true; value: JsonValue } | { ok: false; message: string } {
+export function parseToolArguments(
+  raw: string | undefined | null,
+  options: ParseArgumentOptions = {},
+): { ok: true; value: JsonValue } | { ok: false; message: string } {
   if (raw === undefined || raw === null || raw.trim() === "") return { ok: true, value: {} };
   try {
-    const value = JSON.parse(raw) as JsonValue;
+    const parsed = options.python ? parsePythonJson(raw) : (JSON.parse(raw) as unknown);
+    // keyword arguments need no key order: a top-level Map (integer-like keys) becomes an object
+    const value = (parsed instanceof Map ? Object.fromEntries(parsed) : parsed) as JsonValue;
     const problem = objectProblem(value);
     return problem === undefined ? { ok: true, value } : { ok: false, message: problem };
   } catch (error) {
@@ -17,8 +32,8 @@ export function parseToolArguments(raw: string | undefined | null): { ok: true; 
  * arguments), or a value a client already parsed, which must be a JSON object too. The server checks a
  * request's `arguments` with `callRequestProblem` first.
  */
-export function callArguments(raw: unknown): { ok: true; value: JsonValue } | { ok: false; message: string } {
-  if (typeof raw === "string" || raw === undefined || raw === null) return parseToolArguments(raw);
+export function callArguments(raw: unknown, options: ParseArgumentOptions = {}): { ok: true; value: JsonValue } | { ok: false; message: string } {
+  if (typeof raw === "string" || raw === undefined || raw === null) return parseToolArguments(raw, options);
   const problem = objectProblem(raw);
   return problem === undefined ? { ok: true, value: raw as JsonValue } : { ok: false, message: problem };
 }

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../core/index.ts";
-import { PythonFloat, pythonJsonDumps } from "../../python-semantics/index.ts";
+import { plainPythonJson, pythonJsonDumps } from "../../python-semantics/index.ts";
 import type { Tau2Message } from "./types.ts";
 
 /** The fields tau2's participant messages dump that toolgym has no value for (voice, chunking), at tau2's defaults. */
@@ -17,21 +17,6 @@ export const PARTICIPANT_FIELDS = {
   source: null,
   contains_speech: true,
 };
-
-/**
- * A json.loads value as plain JSON for the record and its viewers: floats as numbers, big ints as the
- * nearest number, non-finite floats as strings ("Infinity", "NaN") rather than JSON.stringify's null. The exact
- * value travels beside it as `arguments_json` (Python's `json.dumps` text), which the tau2 export reads.
- */
-function plainJson(value: unknown): JsonValue {
-  if (value instanceof PythonFloat) return plainJson(value.value);
-  if (typeof value === "number") return Number.isFinite(value) ? value : pythonJsonDumps(value);
-  if (typeof value === "bigint") return Number(value);
-  if (value instanceof Map) return plainJson(Object.fromEntries(value));
-  if (Array.isArray(value)) return value.map(plainJson);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainJson(item)]));
-  return (value ?? null) as JsonValue;
-}
 
 /**
  * A simulation's messages in the JSON shape of tau2's `results.json` (`SimulationRun.messages`): every
@@ -61,7 +46,7 @@ export function tau2MessagesJson(trajectory: readonly Tau2Message[]): JsonValue[
         ? calls.map((call) => ({
             id: call.id ?? "",
             name: call.name,
-            arguments: plainJson(call.arguments),
+            arguments: plainPythonJson(call.arguments) as JsonValue,
             requestor: call.requestor ?? "assistant",
             arguments_json: pythonJsonDumps(call.arguments, { ensureAscii: true }),
           }))
