@@ -21,6 +21,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -174,13 +175,51 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# Runs the server command in its own process group and stops the group once this script's process is gone,
+# however it went (SIGKILL included, which no handler here sees): polled once a second.
+SERVER_WATCHDOG = 'trap "kill -TERM 0" EXIT; "$@" & child=$!; while kill -0 "$TOOLGYM_PARENT" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 1; done'
+
+
+def stop_group(process: subprocess.Popen) -> None:
+    """Stops the server's whole process group (npx, node and the server itself), then reaps the watchdog."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def exit_on_signal(number: int, _frame) -> None:
+    raise SystemExit(128 + number)
+
+
 def start_server(command: str, token: str | None) -> str:
+    """Starts `toolgym serve` on a free loopback port; it stops with this script on every exit path: a normal
+    exit or an exception (atexit), SIGTERM, SIGHUP or SIGINT (turned into an exit), and SIGKILL (the watchdog)."""
     port = free_port()
     arguments = command.split() + ["serve", "--host", "127.0.0.1", "--port", str(port)]
     # The token goes in the server's environment, not its command line, which `ps` shows to every user.
-    environment = {**os.environ, "TOOLGYM_TOKEN": token} if token else None
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment)
-    atexit.register(process.terminate)
+    environment = {**os.environ, "TOOLGYM_PARENT": str(os.getpid())}
+    if token:
+        environment["TOOLGYM_TOKEN"] = token
+    process = subprocess.Popen(
+        ["/bin/sh", "-c", SERVER_WATCHDOG, "toolgym-serve", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+        start_new_session=True,
+    )
+    atexit.register(stop_group, process)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, exit_on_signal)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:

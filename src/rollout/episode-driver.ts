@@ -62,6 +62,14 @@ const afterTurnLimit = (limit: number) => JSON.stringify({ ok: false, error: `th
  */
 export const MAX_FORMAT_ERROR_CHARACTERS = 1000;
 
+/**
+ * Format errors whose message the ledger keeps; later ones are counted with a fixed note instead. Why: a
+ * server session may run any number of turns (`max_turns`), and each rejected call would keep its message
+ * until the session closes (issue 36); evaluation episodes stay far below it.
+ */
+export const MAX_FORMAT_ERROR_MESSAGES = 256;
+const MESSAGE_NOT_KEPT = `(message not kept: past the first ${MAX_FORMAT_ERROR_MESSAGES} format errors)`;
+
 function clipped(error: FormatError): FormatError {
   if (error.message.length <= MAX_FORMAT_ERROR_CHARACTERS) return error;
   // A copy, not a slice: a slice of a long string may keep the whole string alive.
@@ -141,9 +149,9 @@ export class EpisodeDriver {
     for (const error of formatErrors) this.note(error);
   }
 
-  /** Adds a format error to the ledger, its message clipped (MAX_FORMAT_ERROR_CHARACTERS). */
+  /** Adds a format error to the ledger, its message clipped (MAX_FORMAT_ERROR_CHARACTERS) or, past MAX_FORMAT_ERROR_MESSAGES, not kept. */
   private note(error: FormatError): void {
-    this.formatErrors.push(clipped(error));
+    this.formatErrors.push(this.formatErrors.length < MAX_FORMAT_ERROR_MESSAGES ? clipped(error) : { kind: error.kind, message: MESSAGE_NOT_KEPT });
   }
 
   /** Ends the episode for a reason the environment cannot know (an agent that stopped, a provider failure). */

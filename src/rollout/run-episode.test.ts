@@ -113,7 +113,7 @@ describe("runEpisode", () => {
 
   it("a server session keeps no transcript (the trainer holds it), yet counts format errors for the reward", async () => {
     const store = new SessionStore({ environments: { mock: mockEnvironment }, maxSessions: 4, idleMilliseconds: 60_000 });
-    const session = store.create({ env: "mock", split: "eval", seed: 1, index: 0, config, max_turns: 1_024 });
+    const session = store.create({ env: "mock", split: "eval", seed: 1, index: 0, config, max_turns: 2_000 });
     const promptLength = session.driver.messages.length;
     for (let call = 0; call < 1_000; call++) store.call(session.id, "lookup", { key: task.key });
     store.call(session.id, "teleport", {});

@@ -31,12 +31,6 @@ function toolFailed(envId: string, name: string, error: unknown): ServerError {
   );
 }
 
-/**
- * Most turns a client may give a session (`max_turns`). Why a bound: each turn may add a format error to the
- * episode's ledger (clipped, rollout/episode-driver.ts), kept until the session closes (issue 36).
- */
-export const MAX_TURNS = 1024;
-
 function checkInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined || value === null) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
@@ -115,8 +109,7 @@ export class SessionStore {
     const seed = checkInteger("seed", address.seed, 0);
     const index = checkInteger("index", address.index, 0);
     const maxTurns = address.max_turns === undefined || address.max_turns === null ? undefined : checkInteger("max_turns", address.max_turns, 0);
-    if (maxTurns === 0 || (maxTurns !== undefined && maxTurns > MAX_TURNS))
-      throw badRequest("INVALID_FIELD", `'max_turns' must be from 1 to ${MAX_TURNS} (or left out for the environment's own limit)`);
+    if (maxTurns === 0) throw badRequest("INVALID_FIELD", "'max_turns' must be at least 1 (or left out for the environment's own limit)");
     let config: unknown;
     try {
       config = parseConfig(env.id, env.configSchema, address.config ?? {});

@@ -118,7 +118,7 @@ function handle(options: ReadOptions, position: RecordPosition, parse: () => unk
  * Longest line a JSON Lines file may have (characters): the official records are tens of kilobytes. Why a
  * bound: a file without newlines was decoded and joined whole before its first record failed (issue 36).
  */
-export const MAX_LINE_CHARACTERS = 16 * 1024 * 1024;
+export const MAX_LINE_CHARACTERS = 4 * 1024 * 1024;
 
 function lineTooLong(file: string, line: number): DataError {
   return new DataError({
