@@ -1,7 +1,7 @@
 // Issue 37: a careless user loses nothing. Each case once exited 0 or 1 where the docs promise 2, or rewrote
 // what it should have refused; the CLI runs in-process (test/support/run-cli.ts).
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -95,5 +95,23 @@ describe("pipeline --only", () => {
       "PIPELINE_EXISTS",
       /pass --resume to continue it \(with --only to rerun those stages\)/,
     );
+  });
+});
+
+describe("Ctrl-C while a file is built", () => {
+  it("dataset: progress on stderr, then exit 130 with one line, and no hidden partial file left", async () => {
+    const folder = at("interrupted");
+    mkdirSync(folder);
+    const controller = new AbortController();
+    const stopping = setTimeout(() => controller.abort(new Error("received SIGINT")), 1500);
+    try {
+      const result = await runCli(["dataset", "mock", "--n", "2000000", "--out", join(folder, "prompts.jsonl")], { interrupts: () => controller.signal });
+      assert.equal(result.code, 130, result.stderr);
+      assert.match(result.stderr, /^dataset mock .* \d+\/2000000 /m, "a progress line");
+      assert.match(result.stderr, /^toolgym: interrupted; nothing was written to .*prompts\.jsonl \(its partial file was removed\) \[INTERRUPTED\]$/m);
+      assert.deepEqual(readdirSync(folder), [], "no .prompts.PID.partial.jsonl");
+    } finally {
+      clearTimeout(stopping);
+    }
   });
 });
