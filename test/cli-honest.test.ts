@@ -115,3 +115,15 @@ describe("Ctrl-C while a file is built", () => {
     }
   });
 });
+
+describe("eval --json", () => {
+  it("prints the runs' summaries as JSON on stdout, the same as each summary.json", async () => {
+    const out = at("json");
+    const result = await runCli(["eval", "--env", "mock", "--n", "3", "--json", "--quiet", "--out", out]);
+    assert.equal(result.code, 0, result.stderr);
+    const summaries = JSON.parse(result.stdout) as Array<{ dir: string; scored: number; mean: number }>;
+    assert.equal(summaries.length, 1);
+    assert.deepEqual(summaries[0], JSON.parse(readFileSync(join(summaries[0]!.dir, "summary.json"), "utf8")));
+    assert.equal(summaries[0]!.scored, 3);
+  });
+});
