@@ -20,3 +20,5 @@ function interrupts() {
 }
 
 process.exitCode = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, interrupts });
+// Interrupted: the command has cleaned up and said so; work it left running (a file being built) stops here.
+if (process.exitCode === 130) process.exit(130);

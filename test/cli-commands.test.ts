@@ -97,7 +97,7 @@ describe("toolgym CLI commands", () => {
     for (let time = 0; time < 2; time++) assert.equal((await runCli(["eval", "--env", "mock", "--n", "4", "--quiet", "--out", out])).code, 0);
     const report = await runCli(["report", out, "--format", "json"]);
     assert.equal(report.code, 0, report.stderr);
-    assert.match(report.stderr, /mock \/ scripted-oracle: using the newest run .*; skipped /);
+    assert.match(report.stderr, /mock \/ scripted-oracle: using the newest complete run .*; skipped /);
     // Run ids start with the second they were made in; two runs in one second order by creation time only.
     const createdAt = (directory: string) => (JSON.parse(readFileSync(join(directory, "metadata.json"), "utf8")) as { createdAt: string }).createdAt;
     const [older, newer] = runDirectories(join(out, "mock--scripted-oracle")).sort((a, b) => createdAt(a).localeCompare(createdAt(b)));
@@ -105,6 +105,13 @@ describe("toolgym CLI commands", () => {
     const both = await runCli(["report", older as string, newer as string]);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /\[REPORT_RUNS_CONFLICT\]\n {2}mock \/ scripted-oracle: /);
+    // A newer run that failed (its server was down) does not replace the complete one (issue 37).
+    const dead = ["--model", "x", "--base-url", "http://127.0.0.1:9/v1", "--label", "scripted-oracle", "--no-preflight", "--max-retries", "0"];
+    assert.equal((await runCli(["eval", "--env", "mock", "--n", "4", ...dead, "--quiet", "--out", out])).code, 1);
+    const afterFailure = await runCli(["report", out, "--format", "json"]);
+    assert.equal(afterFailure.code, 0, afterFailure.stderr);
+    assert.match(afterFailure.stderr, /using the newest complete run .*; skipped .*failed\)/);
+    assert.equal((JSON.parse(afterFailure.stdout) as { runs: Array<{ directory: string; scored: number }> }).runs[0]?.scored, 4);
   });
 
   it("Ctrl-C stops an eval with a line and exit 130; --resume finishes the run", { timeout: 180_000 }, async () => {

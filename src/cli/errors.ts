@@ -76,6 +76,8 @@ export function reportError(error: unknown, command?: string): ErrorReport {
     const code = COMMANDER_CODES[error.code] ?? "USAGE_INVALID";
     return { line: `toolgym: ${oneLine(commanderMessage(error, command))} [${code}]`, exitCode: EXIT_USAGE };
   }
+  if (ToolgymError.isInstance(error) && error.code === "INTERRUPTED")
+    return { line: `toolgym: ${oneLine(error.message)} [INTERRUPTED]`, exitCode: EXIT_INTERRUPTED };
   if (ToolgymError.isInstance(error)) {
     const details = (error as { details?: unknown }).details;
     return {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { UsageError } from "../core/index.ts";
+import { ToolgymError, UsageError } from "../core/index.ts";
 
 /** The `--force` option of every command that writes a file, in one place. */
 export const FORCE_OPTION = ["--force", "overwrite --out when it already exists"] as const;
@@ -44,7 +44,7 @@ function renamedError(error: unknown, temporary: string, out: string): unknown {
 export async function writeOutputAtomically<Result>(
   out: string,
   produce: (path: string) => Promise<Result> | Result,
-  options: { companions?: readonly string[]; force?: boolean } = {},
+  options: { companions?: readonly string[]; force?: boolean; signal?: AbortSignal } = {},
 ): Promise<Result> {
   checkOutputPath(out, options);
   mkdirSync(dirname(out) || ".", { recursive: true });
@@ -55,12 +55,23 @@ export async function writeOutputAtomically<Result>(
     for (const path of [temporary, ...companions.map((suffix) => `${temporary}${suffix}`)]) rmSync(path, { force: true });
   };
   let result: Result;
+  // Ctrl-C or SIGTERM: the partial files go at once, and the command ends with one line (exit 130).
+  let stop: (() => void) | undefined;
+  const interrupted = new Promise<never>((_, reject) => {
+    stop = () =>
+      reject(new ToolgymError({ code: "INTERRUPTED", boundary: "cli", message: `interrupted; nothing was written to ${out} (its partial file was removed)` }));
+    if (options.signal?.aborted) stop();
+    else options.signal?.addEventListener("abort", stop, { once: true });
+  });
   try {
-    result = await produce(temporary);
+    const producing = Promise.resolve().then(() => produce(temporary));
+    result = options.signal ? await Promise.race([producing, interrupted]) : await producing;
     renameSync(temporary, out);
   } catch (error) {
     cleanUp();
     throw renamedError(error, temporary, out);
+  } finally {
+    if (stop) options.signal?.removeEventListener("abort", stop);
   }
   for (const suffix of companions) if (existsSync(`${temporary}${suffix}`)) renameSync(`${temporary}${suffix}`, `${out}${suffix}`);
   return result;

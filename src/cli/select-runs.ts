@@ -5,7 +5,8 @@ import { requireDirectory } from "./options.ts";
 
 /**
  * `toolgym report FOLDER` after `eval` ran twice: a folder may hold several runs of the same benchmark
- * and model. Found by searching a folder, the newest one is used (and the others named on stderr);
+ * and model. Found by searching a folder, the newest complete one is used (a failed or interrupted run
+ * only when none is complete), and the others are named on stderr;
  * named one by one on the command line, the user must choose, and the error lists the conflict.
  */
 export interface RunSelection {
@@ -77,10 +78,16 @@ export function selectRuns(paths: readonly string[]): RunSelection {
   const chosen: string[] = [];
   const notes: string[] = [];
   for (const group of groups.values()) {
-    const newestFirst = [...group].sort((left, right) => (left.createdAt < right.createdAt ? 1 : left.createdAt > right.createdAt ? -1 : 0));
+    // The newest complete run; a failed or unfinished one only when no run of the pair is complete.
+    const newestFirst = [...group].sort(
+      (left, right) =>
+        Number(right.status === "complete") - Number(left.status === "complete") ||
+        (left.createdAt < right.createdAt ? 1 : left.createdAt > right.createdAt ? -1 : 0),
+    );
     const newest = newestFirst[0] as FoundRun;
     chosen.push(newest.directory);
-    if (group.length > 1) notes.push(`${newest.label}: using the newest run ${shown(newest)}; skipped ${newestFirst.slice(1).map(shown).join(", ")}`);
+    const which = newest.status === "complete" ? "the newest complete run" : "the newest run (none is complete)";
+    if (group.length > 1) notes.push(`${newest.label}: using ${which} ${shown(newest)}; skipped ${newestFirst.slice(1).map(shown).join(", ")}`);
   }
   return { paths: chosen, notes };
 }

@@ -18,18 +18,26 @@ export interface EpisodeSlot {
   id: string;
 }
 
-/** The episodes of a row not yet on disk, in task order. */
-export function pendingEpisodes(row: EvaluationRow, finished: ReadonlySet<string>): EpisodeSlot[] {
+/**
+ * The episodes of a row not yet on disk, in task order, made one at a time as the pool takes them: a run
+ * of a million episodes holds the slots in flight, not a million slot objects (`count` says how many).
+ */
+export function pendingEpisodes(row: EvaluationRow, finished: ReadonlySet<string>): { count: number; slots: Iterator<EpisodeSlot> & Iterable<EpisodeSlot> } {
   const samples = row.samples ?? 1;
   const seeds = trialSeeds(row.env, row.seed, samples);
-  const slots: EpisodeSlot[] = [];
-  for (let index = 0; index < row.n; index++) {
-    for (let sample = 0; sample < samples; sample++) {
-      const id = episodeId(row.env.id, row.split, row.seed, index, sample);
-      if (!finished.has(id)) slots.push({ index, sample, trialSeed: seeds[sample] as number, id });
+  let count = row.n * samples;
+  if (finished.size > 0)
+    for (let index = 0; index < row.n; index++)
+      for (let sample = 0; sample < samples; sample++) if (finished.has(episodeId(row.env.id, row.split, row.seed, index, sample))) count--;
+  function* slots(): Generator<EpisodeSlot> {
+    for (let index = 0; index < row.n; index++) {
+      for (let sample = 0; sample < samples; sample++) {
+        const id = episodeId(row.env.id, row.split, row.seed, index, sample);
+        if (!finished.has(id)) yield { index, sample, trialSeed: seeds[sample] as number, id };
+      }
     }
   }
-  return slots;
+  return { count, slots: slots() };
 }
 
 /** The gold answer of a task where the environment exposes one (`solution().answer`), else "". */

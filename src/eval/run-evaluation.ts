@@ -143,7 +143,7 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
   const { directory, metadata, results } = run;
   // What the environment notes about its data (records skipped while loading) belongs to the run.
   for (const note of row.env.notes?.({ split: row.split, config: row.config }) ?? []) if (!run.notes.includes(note)) run.notes.push(note);
-  const totals = new RunTotals();
+  const totals = new RunTotals(row.n);
   for (const digest of run.previous) totals.add(digest);
   const total = row.n * (row.samples ?? 1);
   // Failed model-call attempts: this thread's client's, or what the worker threads last reported.
@@ -161,14 +161,14 @@ async function runOne(row: EvaluationRow, spec: ModelSpec, options: RunEvaluatio
     progress.tick({ errored: digest.status === "errored" });
     options.onEpisode?.(digest);
   };
-  const slots = pendingEpisodes(row, new Set(run.previous.map((digest) => digest.id)));
+  const { count: pending, slots } = pendingEpisodes(row, new Set(run.previous.map((digest) => digest.id)));
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   let threaded: Awaited<ReturnType<typeof runOnThreads>> | undefined;
   try {
-    if ((options.workers ?? 1) > 1 && slots.length > 0) {
+    if ((options.workers ?? 1) > 1 && pending > 0) {
       const onRetries = (count: number) => (threadRetries = count);
       threaded = await runOnThreads(
-        { row, spec, slots, workers: options.workers ?? 1, concurrency, signal: options.signal, onRetries },
+        { row, spec, slots, pending, workers: options.workers ?? 1, concurrency, signal: options.signal, onRetries },
         async (line, digest) => {
           await results.writeLine(line);
           count(digest);

@@ -104,7 +104,9 @@ export async function runOnThreads(
   options: {
     row: EvaluationRow;
     spec: ModelSpec;
-    slots: EpisodeSlot[];
+    /** The slots, taken one at a time as workers free up; `pending` says how many there are. */
+    slots: Iterator<EpisodeSlot>;
+    pending: number;
     workers: number;
     concurrency: number;
     signal?: AbortSignal;
@@ -123,14 +125,14 @@ export async function runOnThreads(
   const spec = options.spec.kind === "openai" ? (({ fetch: _fetch, ...plain }) => plain)(options.spec) : options.spec;
   const setup: WorkerSetup = { envId: row.env.id, row: rest, spec };
   const limit = Math.max(1, Math.floor(options.concurrency));
-  const count = Math.max(1, Math.min(Math.floor(options.workers), slots.length));
-  if (slots.length === 0) return { stats: null, replicas: [] };
+  const count = Math.max(1, Math.min(Math.floor(options.workers), options.pending));
+  if (options.pending === 0) return { stats: null, replicas: [] };
+  let upcoming = slots.next();
 
   const inFlight = new Array<number>(count).fill(0);
   const retries = new Array<number>(count).fill(0);
   const parts: ThreadPoolResult[] = [];
   const writes = new Set<Promise<void>>();
-  let next = 0;
   let running = 0;
   let stopping = false;
   let closing = false;
@@ -162,14 +164,15 @@ export async function runOnThreads(
       stop();
     };
     const feed = () => {
-      while (!stopping && running < limit && next < slots.length) {
+      while (!stopping && running < limit && !upcoming.done) {
         let target = 0;
         for (let index = 1; index < count; index++) if ((inFlight[index] as number) < (inFlight[target] as number)) target = index;
         inFlight[target]!++;
         running++;
-        workers[target]!.postMessage({ type: "slot", slot: slots[next++] as EpisodeSlot } satisfies ToWorker);
+        workers[target]!.postMessage({ type: "slot", slot: upcoming.value } satisfies ToWorker);
+        upcoming = slots.next();
       }
-      if (running === 0 && (stopping || next >= slots.length)) closeAll();
+      if (running === 0 && (stopping || upcoming.done)) closeAll();
     };
     let ready = 0;
     for (let index = 0; index < count; index++) {

@@ -91,6 +91,16 @@ export async function* generatePromptRows(options: PromptDatasetOptions): AsyncG
   }
 }
 
+/** The rows as they are, calling `onRow` with the count so far after each (progress); an abort of `signal` ends them. */
+async function* counted(rows: AsyncIterable<PromptRow>, onRow?: (count: number) => void, signal?: AbortSignal): AsyncGenerator<PromptRow> {
+  let count = 0;
+  for await (const row of rows) {
+    if (signal?.aborted) return;
+    yield row;
+    onRow?.(++count);
+  }
+}
+
 async function writeJsonl(path: string, rows: AsyncIterable<PromptRow>): Promise<number> {
   const stream = createWriteStream(path);
   let count = 0;
@@ -144,8 +154,10 @@ async function writeParquet(path: string, rows: AsyncIterable<PromptRow>): Promi
 }
 
 /** Writes the prompt dataset as JSONL or Parquet (chosen by the file extension); returns the row count. */
-export async function writePromptDataset(options: PromptDatasetOptions & { out: string }): Promise<number> {
-  const rows = generatePromptRows(options);
+export async function writePromptDataset(
+  options: PromptDatasetOptions & { out: string; onRow?: (count: number) => void; signal?: AbortSignal },
+): Promise<number> {
+  const rows = counted(generatePromptRows(options), options.onRow, options.signal);
   if (options.out.endsWith(".jsonl")) return writeJsonl(options.out, rows);
   if (options.out.endsWith(".parquet")) return writeParquet(options.out, rows);
   throw new UsageError({ message: `--out must end in .jsonl or .parquet, got '${options.out}'` });

@@ -1,7 +1,9 @@
+import { UsageError } from "../../core/index.ts";
 import type { Command } from "commander";
 import { getEnvironment } from "../../envs/registry.ts";
 import { writePromptDataset } from "../../training/prompt-dataset.ts";
 import type { CommandContext } from "../io.ts";
+import { createProgress, type ProgressStream } from "../../eval/progress.ts";
 import { parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
 import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
@@ -37,22 +39,32 @@ export function registerDataset(program: Command, { io }: CommandContext): void 
       checkOutputPath(options.out, { force: options.force });
       const env = getEnvironment(envId);
       const split = resolveSplit(env, options.split);
+      if (!/\.(jsonl|parquet)$/.test(options.out)) throw new UsageError({ message: `--out must end in .jsonl or .parquet, got '${options.out}'` });
+      const progress = createProgress({ label: `dataset ${env.id}`, total: options.n, stream: io.stderr as ProgressStream });
+      const signal = io.interrupts?.();
       let leftOut = 0;
-      const count = await writeOutputAtomically(
-        options.out,
-        (path) =>
-          writePromptDataset({
-            env,
-            split,
-            n: options.n,
-            seed: options.seed,
-            config: options.config,
-            out: path,
-            partialRewards: options.allowPartialRewards === true,
-            onLeftOut: () => leftOut++,
-          }),
-        { force: options.force },
-      );
+      let count: number;
+      try {
+        count = await writeOutputAtomically(
+          options.out,
+          (path) =>
+            writePromptDataset({
+              env,
+              split,
+              n: options.n,
+              seed: options.seed,
+              config: options.config,
+              out: path,
+              partialRewards: options.allowPartialRewards === true,
+              onLeftOut: () => leftOut++,
+              onRow: () => progress.tick(),
+              ...(signal ? { signal } : {}),
+            }),
+          { force: options.force, ...(signal ? { signal } : {}) },
+        );
+      } finally {
+        progress.stop();
+      }
       io.stdout.write(`wrote ${count} prompts (${env.id}, split ${split}, seed ${options.seed}) to ${options.out}\n`);
       if (leftOut > 0)
         io.stdout.write(

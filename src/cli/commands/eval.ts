@@ -68,6 +68,8 @@ export interface EvalCommandOptions {
   recoverTextToolCalls?: boolean;
   resume?: boolean;
   keepErrored?: boolean;
+  /** The run summaries as JSON on stdout instead of the table. */
+  json?: boolean;
   runId?: string;
   suite?: string;
   dataDir?: string;
@@ -233,7 +235,7 @@ function ownSummaryLines(summaries: readonly RunSummary[]): string {
 }
 
 /** Exit code and messages after the runs: every episode errored is a failure, with the reasons. */
-export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: boolean): number {
+export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: boolean, json = false): number {
   const directories = summaries.map((summary) => {
     const resumed = [
       ...(summary.resumedFrom > 0 ? [`${summary.resumedFrom} episodes were already done`] : []),
@@ -241,7 +243,8 @@ export function finishRuns(summaries: RunSummary[], io: CliIo, interrupted: bool
     ];
     return `  ${summary.dir}${resumed.length > 0 ? `  (resumed: ${resumed.join("; ")})` : ""}`;
   });
-  io.stdout.write(`${formatSummaryTable(summaries)}\n${ownSummaryLines(summaries)}\nruns:\n${directories.join("\n")}\n`);
+  if (json) io.stdout.write(`${JSON.stringify(summaries, null, 2)}\n`);
+  else io.stdout.write(`${formatSummaryTable(summaries)}\n${ownSummaryLines(summaries)}\nruns:\n${directories.join("\n")}\n`);
   // Run notes (records skipped while loading data, lines the resume reader worked around) are in summary.json too.
   for (const summary of summaries) for (const note of summary.notes) io.stderr.write(`toolgym: note: ${summary.benchmark} / ${summary.model}: ${note}\n`);
   if (interrupted) {
@@ -372,7 +375,7 @@ export async function runEvalCommand(options: EvalCommandOptions, io: CliIo): Pr
     progress: io.stderr as NodeJS.WritableStream,
     ...(signal ? { signal } : {}),
   });
-  return finishRuns(summaries, io, signal?.aborted ?? false);
+  return finishRuns(summaries, io, signal?.aborted ?? false, options.json ?? false);
 }
 
 export function registerEval(program: Command, { io, setExitCode }: CommandContext): void {
@@ -457,6 +460,7 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--keep-errored", "with --resume: keep the run's errored episodes instead of playing them again")
     .option("--run-id <id>", "run id (directory name) to create or, with --resume, to continue", parseText("--run-id"))
     .option("--quiet", "no progress bar")
+    .option("--json", "print the run summaries (summary.json of each run) as a JSON array on stdout instead of the table")
     .option("--suite <name|file>", "run a suite: seed-card, quick, an environment id, or a .json/.yaml file (toolgym list suites)", parseText("--suite"))
     .option("--data-dir <dir>", "with --suite seed-card: directory holding the official dev files", parseText("--data-dir"))
     .action(async (options: EvalCommandOptions) => setExitCode(await runEvalCommand(options, io)));

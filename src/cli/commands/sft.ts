@@ -76,12 +76,21 @@ export function registerSft(program: Command, { io }: CommandContext): void {
         const reportPath = `${options.out}${REPORT_SUFFIX}`;
         checkOutputPath(options.out, { force: options.force });
         checkOutputPath(reportPath, { force: options.force });
+        const signal = io.interrupts?.();
+        // Lines read so far, on stderr every 2 s (the input's line count is not known before it is read).
+        let shown = Date.now();
+        const onProgress = (rowsIn: number) => {
+          if (Date.now() - shown < 2000) return;
+          shown = Date.now();
+          io.stderr.write(`sft tau2: ${rowsIn.toLocaleString("en-US")} lines read\n`);
+        };
         const report = await writeOutputAtomically(
           options.out,
           async (output) => {
             const written = await prepareTau2Sft({
               input,
               output,
+              onProgress,
               outputName: options.out,
               modelDirectory: options.modelDir,
               maxTokens: options.maxTokens,
@@ -102,7 +111,7 @@ export function registerSft(program: Command, { io }: CommandContext): void {
             }
             return written;
           },
-          { force: options.force, companions: [REPORT_SUFFIX] },
+          { force: options.force, companions: [REPORT_SUFFIX], ...(signal ? { signal } : {}) },
         );
         io.stdout.write(`${formatSftReport(report)}\nwrote ${options.out} and ${reportPath}\n`);
       },
