@@ -23,7 +23,8 @@ SMALL_WORLD = {"worldSize": 15, "minHops": 1, "maxHops": 1, "impossibleRate": 0,
 def play(environment_class, index: int, finish: bool) -> dict:
     """One episode: a search, then finish at once or stop without finishing; returns the server's reward answer."""
     environment = environment_class()
-    environment.reset(env="search_plan_act", split="train", seed=0, index=index, config=SMALL_WORLD)
+    # The config as `toolgym dataset` writes it: JSON text (the adapter sets an override's keys over it)
+    environment.reset(env="search_plan_act", split="train", seed=0, index=index, config=json.dumps(SMALL_WORLD))
     if finish:
         environment.finish(status="done")
     else:

@@ -203,7 +203,9 @@ class ToolgymEnvironmentBase:
             if row.get(key) is not None:
                 body[key] = row[key]
         if self._config:
-            body["config"] = {**(body.get("config") or {}), **self._config}
+            # `toolgym dataset` writes the config as JSON text (one parquet column type for every environment)
+            config = body.get("config") or {}
+            body["config"] = {**(json.loads(config) if isinstance(config, str) else config), **self._config}
         if "max_turns" not in body and self._max_turns is not None:
             body["max_turns"] = self._max_turns
         self._check_version(row)
