@@ -5,11 +5,9 @@ import {
   MAX_WORKERS,
   defaultWorkers,
   formatSummaryTable,
-  modelLabel,
   checkEvaluation,
   runEvaluation,
   type EvaluationRow,
-  type ModelSpec,
   type RunSummary,
 } from "../../eval/run-evaluation.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_RUNTIME } from "../errors.ts";
@@ -22,13 +20,12 @@ import {
   parseJsonText,
   parseNumber,
   parseText,
-  requireHttpUrl,
   requireOutputDirectory,
   resolveSplit,
   splitList,
 } from "../options.ts";
-import { preflightAll, type PreflightTarget } from "../preflight.ts";
 import { describeErrored, describeFailedRuns } from "../run-errors.ts";
+import { checkServers, modelSpecs } from "./eval-models.ts";
 import { runSuiteForCli } from "./eval-suite.ts";
 
 export interface EvalCommandOptions {
@@ -76,54 +73,7 @@ export interface EvalCommandOptions {
   preflight: boolean;
 }
 
-const MODEL_TARGET = /^([A-Za-z0-9][\w.-]*)=([^#]+)#(.+)$/;
 const DEFAULT_N = 100;
-
-/** The models to evaluate: `--model NAME` with `--base-url`, or `--model LABEL=URL[,URL…]#NAME`; none: scripted agents. */
-export function modelSpecs(options: EvalCommandOptions): ModelSpec[] {
-  const models = options.model ?? [];
-  const baseUrls = (options.baseUrl ?? []).map((url) => requireHttpUrl("--base-url", url));
-  if (models.length === 0) {
-    if (baseUrls.length > 0) throw new UsageError({ code: "MODEL_MISSING", message: "--base-url needs --model NAME (the model id the server serves)" });
-    return [{ kind: "scripted", ...(options.agent ? { policy: options.agent } : {}) }];
-  }
-  if (options.agent) throw new UsageError({ code: "OPTION_CONFLICT", message: "--agent picks a scripted agent; it cannot be combined with --model" });
-  const sampling = {
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-    ...(options.topP !== undefined ? { top_p: options.topP } : {}),
-    ...(options.topK !== undefined ? { top_k: options.topK } : {}),
-    ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
-    ...(options.samplingSeed !== undefined ? { seed: options.samplingSeed } : {}),
-  };
-  return models.map((text): ModelSpec => {
-    const target = MODEL_TARGET.exec(text.trim());
-    const urls = target
-      ? (target[2] as string)
-          .split(",")
-          .map((url) => url.trim())
-          .filter(Boolean)
-          .map((url) => requireHttpUrl(`--model ${target[1]}=…`, url))
-      : baseUrls;
-    if (urls.length === 0)
-      throw new UsageError({ code: "BASE_URL_MISSING", message: `--model ${text}: pass --base-url URL (repeatable) or --model LABEL=URL#NAME` });
-    const name = target ? (target[3] as string) : text;
-    const label = target ? (target[1] as string) : (options.label ?? modelLabel(name));
-    return {
-      kind: "openai",
-      label,
-      name,
-      baseUrls: urls,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      sampling,
-      ...(options.chatTemplateKwargs ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
-      ...(options.timeout !== undefined ? { timeoutMs: options.timeout * 1000 } : {}),
-      ...(options.maxReplyMb !== undefined ? { maxReplyBytes: Math.round(options.maxReplyMb * 1024 * 1024) } : {}),
-      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-      ...(options.httpClient ? { client: options.httpClient } : {}),
-      ...(options.recoverTextToolCalls !== undefined ? { recoverTextToolCalls: options.recoverTextToolCalls } : {}),
-    };
-  });
-}
 
 /** Config keys an environment's zod object schema declares. */
 function configKeys(env: { configSchema: unknown }): string[] {
@@ -196,32 +146,6 @@ function evaluationRows(options: EvalCommandOptions): EvaluationRow[] {
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
     };
   });
-}
-
-/**
- * The simulated user's and the judge's servers (`URL[,URL...][#NAME]`), checked like the agent's: a dead
- * one is one line before the first episode, not every episode erroring after its retries.
- */
-function roleTargets(options: { userModel?: string; judgeModel?: string }): PreflightTarget[] {
-  const roles: Array<[string | undefined, string]> = [
-    [options.userModel, "--user-model"],
-    [options.judgeModel, "--judge-model"],
-  ];
-  return roles.flatMap(([address, option]) => {
-    if (!address) return [];
-    const hash = address.lastIndexOf("#");
-    const urls = (hash >= 0 ? address.slice(0, hash) : address).split(",").filter((url) => /^https?:\/\//.test(url));
-    return urls.map((baseUrl) => ({ baseUrl, model: hash >= 0 ? address.slice(hash + 1) : "", option }));
-  });
-}
-
-/** Checks every model server once before the first episode (skipped with --no-preflight). */
-export async function checkServers(models: ModelSpec[], options: { preflight: boolean; userModel?: string; judgeModel?: string }, io: CliIo): Promise<void> {
-  if (!options.preflight) return;
-  const targets: PreflightTarget[] = models.flatMap((model) =>
-    model.kind === "openai" ? model.baseUrls.map((baseUrl) => ({ baseUrl, model: model.name, ...(model.apiKey ? { apiKey: model.apiKey } : {}) })) : [],
-  );
-  await preflightAll([...targets, ...roleTargets(options)], io.stderr);
 }
 
 /** Each run's benchmark summary line (the environment's `summary` hook, e.g. tau2's pass^1..pass^K with CIs). */
