@@ -301,7 +301,16 @@ describe("toolgym pipeline --preset tau2-seed --dry-run", () => {
     const floors = pre.filter((line) => line.includes(" --agent "));
     assert.deepEqual(
       floors.filter((line) => line.includes("--env tau2_retail")).map((line) => /--agent (\S+)/.exec(line)?.[1]),
-      ["do_nothing_stop", "transfer_immediately", "read_only_spam", "guessed_writes"],
+      [
+        "do_nothing_stop",
+        "transfer_immediately",
+        "ask_user_tools",
+        "ask_user_tools_each",
+        "leave_at_once",
+        "promise_everything",
+        "read_only_spam",
+        "guessed_writes",
+      ],
     );
     for (const line of floors) {
       assert.match(line, /--seed 300 --n 40 --user-model 'http:\/\/127\.0\.0\.1:8001\/v1#gpt-4\.1-2025-04-14' .* --num-trials 4 /);
