@@ -13,7 +13,8 @@ import { STAGES } from "./config.ts";
 export const EVIDENCE_DIR = "evidence";
 const GZIP = ".gz";
 /** Files copied as they are (small); the rest of what is packed is gzipped. */
-const PLAIN = new Set(["metadata.json", "done.json", "steps.jsonl", "pipeline.json"]);
+const SUITE_FILE = "suite.json";
+const PLAIN = new Set(["metadata.json", "done.json", "pipeline.json", SUITE_FILE]);
 
 function relativeText(text: string, out: string): string {
   return text.split(`${out}/`).join("");
@@ -23,6 +24,18 @@ function put(path: string, data: Buffer | string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(`${path}.partial`, data);
   renameSync(`${path}.partial`, path);
+}
+
+/** Every `suite.json` under `directory`: the suite files and `toolgym eval --suite` manifests (the report's row order and suite name). */
+function suiteFiles(directory: string): string[] {
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) return [];
+  return readdirSync(directory)
+    .sort()
+    .flatMap((name) => {
+      const path = join(directory, name);
+      if (name === SUITE_FILE) return [path];
+      return statSync(path).isDirectory() && !existsSync(join(path, "metadata.json")) ? suiteFiles(path) : [];
+    });
 }
 
 /** Every evaluation run directory (one with metadata.json) under `directory`. */
@@ -44,6 +57,7 @@ function packedFiles(out: string): string[] {
   if (existsSync(grpo))
     for (const arm of readdirSync(grpo).sort()) files.push(join("grpo", arm, "steps.jsonl"), join("grpo", arm, "model", "log_history.json"));
   files.push(join("sft", "model", "log_history.json"), join("baseline", "model", "log_history.json"));
+  for (const stage of ["eval-pre", "eval-post"]) files.push(...suiteFiles(join(out, stage)).map((path) => relative(out, path)));
   for (const stage of ["eval-pre", "eval-post"])
     for (const run of runDirectories(join(out, stage))) files.push(join(relative(out, run), "metadata.json"), join(relative(out, run), "results.jsonl"));
   return files.filter((file) => existsSync(join(out, file)) && statSync(join(out, file)).isFile());
