@@ -237,7 +237,7 @@ describe("toolgym pipeline --preset smoke", () => {
     assert.match(card, /## Sampled evaluation[\s\S]*\| search_plan_act \| pre \| 2 × 2 \(T=1\) \|/);
     assert.match(card, /## Floors\n[\s\S]*\| search_plan_act \| 2 \| 0\.000 \(always_impossible\) \|/);
     // The evidence pack: every eval run's episodes, gzipped, beside the stage logs
-    assert.ok(existsSync(join(out, "evidence/eval-pre/log.txt.gz")) && existsSync(join(out, "evidence/grpo/grpo/steps.jsonl")));
+    assert.ok(existsSync(join(out, "evidence/eval-pre/log.txt.gz")) && existsSync(join(out, "evidence/grpo/grpo/steps.jsonl.gz")));
     const svg = readFileSync(join(out, "curves.svg"), "utf8");
     assert.deepEqual(
       [...svg.matchAll(/<polyline class="curve" data-arm="([^"]+)"/g)].map((match) => match[1]),
