@@ -188,7 +188,7 @@ describe("toolgym pipeline --preset smoke", () => {
     );
     const pairs = { grpo: ["pre", "filtered-sft", "shuffled"], shuffled: ["pre"], "filtered-sft": ["pre"] } as Record<string, string[]>;
     for (const arm of summary.arms) {
-      assert.deepEqual(Object.keys(arm), ["name", "kind", "init", "seed", "transform", "curve", "comparisons"]);
+      assert.deepEqual(Object.keys(arm), ["name", "kind", "init", "seed", "transform", "curve", "comparisons", "watch", "flagged", "flagged_by"]);
       for (const point of arm.curve) assert.deepEqual(Object.keys(point), ["step", "mean", "ci_low", "ci_high"]);
       assert.deepEqual(
         arm.comparisons.map((comparison: Json) => [comparison.against, comparison.benchmark, comparison.metric]),
@@ -227,7 +227,10 @@ describe("toolgym pipeline --preset smoke", () => {
     // The card: named by its path inside --out; arms, curves, failure categories and sampled evaluation.
     assert.match(card, /^---\n[\s\S]*?\n---\n\n# grpo\/grpo\/model \(toolgym pipeline, preset smoke\)\n/);
     assert.ok(!card.includes(work), "no path of this machine's temporary directory in the card");
-    assert.match(card, /## Arms\n[\s\S]*- \*\*shuffled\*\* \(control, shuffle_within_group\): search_plan_act mean reward/);
+    assert.match(
+      card,
+      /## Arms\n[\s\S]*- \*\*shuffled\*\* \(control, shuffle_within_group, seed 0, from `pre`\): not significantly different from `pre` on search_plan_act/,
+    );
     assert.match(card, /## Learning curves\n[\s\S]*!\[learning curves\]\(curves\.svg\)\n\n\| Arm \| step \| mean reward \[95% CI\] \|/);
     assert.match(card, /\| shuffled \| 2 \| \d\.\d{3} \[/);
     assert.match(

@@ -73,7 +73,7 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
       const table = summary.arms.flatMap((arm) =>
         arm.comparisons.map(
           (row) =>
-            `  ${arm.name} (${arm.kind}) ${row.benchmark} ${row.metric}: pre ${row.pre.mean.toFixed(3)} → ${row.post.mean.toFixed(3)} (Δ ${row.delta.toFixed(3)}, p_holm ${row.p_holm.toFixed(3)})`,
+            `  ${arm.name} (${arm.kind}) ${row.benchmark} ${row.metric}: ${row.against} ${row.pre.mean.toFixed(3)} → ${row.post.mean.toFixed(3)} (Δ ${row.delta.toFixed(3)}, p_holm ${row.p_holm.toFixed(3)})`,
         ),
       );
       // Without arms, each evaluated model's mean reward (and the benchmark's own summary, e.g. tau2's pass^k).
