@@ -91,7 +91,7 @@ describe("toolgym pipeline --preset tau2-smoke", () => {
 
     // summary.json: the stages as run (no GRPO in this card) and each model's tau2 numbers.
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as Json;
-    assert.deepEqual(Object.keys(summary), ["preset", "seconds", "stages", "grpo", "comparisons", "arms", "evaluation"]);
+    assert.deepEqual(Object.keys(summary), ["preset", "seconds", "stages", "grpo", "comparisons", "arms", "evaluation", "eval_seeds", "floors"]);
     assert.equal(summary.preset, "tau2-smoke");
     assert.deepEqual(
       summary.stages.map((stage: Json) => [stage.name, stage.status]),

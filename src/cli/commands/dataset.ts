@@ -40,7 +40,8 @@ export function registerDataset(program: Command, { io }: CommandContext): void 
       const env = getEnvironment(envId);
       const split = resolveSplit(env, options.split);
       if (!/\.(jsonl|parquet)$/.test(options.out)) throw new UsageError({ message: `--out must end in .jsonl or .parquet, got '${options.out}'` });
-      const progress = createProgress({ label: `dataset ${env.id}`, total: options.n, stream: io.stderr as ProgressStream });
+      // Started at the first row, so a config refused before any row leaves its one error line alone on stderr.
+      let progress: ReturnType<typeof createProgress> | undefined;
       const signal = io.interrupts?.();
       let leftOut = 0;
       let count: number;
@@ -57,13 +58,13 @@ export function registerDataset(program: Command, { io }: CommandContext): void 
               out: path,
               partialRewards: options.allowPartialRewards === true,
               onLeftOut: () => leftOut++,
-              onRow: () => progress.tick(),
+              onRow: () => (progress ??= createProgress({ label: `dataset ${env.id}`, total: options.n, stream: io.stderr as ProgressStream })).tick(),
               ...(signal ? { signal } : {}),
             }),
           { force: options.force, ...(signal ? { signal } : {}) },
         );
       } finally {
-        progress.stop();
+        progress?.stop();
       }
       io.stdout.write(`wrote ${count} prompts (${env.id}, split ${split}, seed ${options.seed}) to ${options.out}\n`);
       if (leftOut > 0)
