@@ -103,8 +103,10 @@ describe("tau2_mock against transformers serve (a tiny Qwen3 as the simulated us
       assert.equal(trajectory.diagnostics.tau2_messages[0].content, "Hi! How can I help you today?");
     }
     // tau2's simulator prompt with the scenario, temperature 0, tau2's first trial seed of its base seed 300, no kwargs.
+    // Each simulation raises and tau2's runner plays it 3 more times with the same seed (DEFAULT_RETRY_ATTEMPTS = 3):
+    // 2 episodes × 4 attempts.
     const plain = userRequests(0);
-    assert.equal(plain.length, 2);
+    assert.equal(plain.length, 8);
     for (const request of plain) {
       assert.ok(request.messages[0]?.content.includes("<scenario>"));
       assert.equal(request.temperature, 0);
@@ -117,7 +119,7 @@ describe("tau2_mock against transformers serve (a tiny Qwen3 as the simulated us
     const asked = await toolgym(args("kwargs", { user_chat_template_kwargs: { enable_thinking: false } }));
     assert.equal(asked.code, 1, asked.stderr);
     const withKwargs = userRequests(seen);
-    assert.equal(withKwargs.length, 2);
+    assert.equal(withKwargs.length, 8);
     for (const request of withKwargs) assert.deepEqual(request.chat_template_kwargs, { enable_thinking: false });
   });
 });
