@@ -27,7 +27,7 @@ const TOKEN = "fuzz-token-0123456789";
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const environments = ENVIRONMENTS as Record<string, AnyEnvironment>;
 const ENV_IDS = Object.keys(environments);
-console.log(`server fuzz seed ${SEED} (replay: TOOLGYM_FUZZ_SEED=${SEED} npx tsx --test test/server-fuzz.test.ts)`);
+console.error(`server fuzz seed ${SEED} (replay: TOOLGYM_FUZZ_SEED=${SEED} npx tsx --test test/server-fuzz.test.ts)`);
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
@@ -338,7 +338,7 @@ describe("toolgym serve under property-based fuzzing (issue 36)", () => {
   });
 
   it("crashed nothing, left no rejection unhandled, and gave the memory back", async () => {
-    console.log(`server fuzz seed ${SEED}: cases ${JSON.stringify(cases)}`);
+    console.error(`server fuzz seed ${SEED}: cases ${JSON.stringify(cases)}`);
     assert.deepEqual(unhandled, [], "every promise is awaited or caught");
     for (const id of created) await fetch(`${base}/sessions/${id}`, { method: "DELETE", headers: AUTH });
     await sleep(100);
