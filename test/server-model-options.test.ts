@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { main } from "../src/cli/main.ts";
+import { memoryStream } from "../src/cli/io.ts";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 import { startHeldModel, type HeldModel } from "./support/held-model.ts";
+import { runCli } from "./support/run-cli.ts";
 import { createSessionRequest as create } from "./support/server-requests.ts";
 
 /**
@@ -57,5 +60,47 @@ describe("toolgym serve bounds what a client passes to the operator's model (iss
     assert.equal(reply.json.error?.code, "OPENING_FAILED");
     const port = new URL(refusing.url).port;
     assert.doesNotMatch(reply.text, new RegExp(`127\\.0\\.0\\.1|:${port}|http:`));
+  });
+
+  it("takes the operator's cap from --max-model-tokens (a bad value: exit 2, one coded line)", async () => {
+    for (const value of ["0", "-5", "1.5", "lots", "99999999"]) {
+      const result = await runCli(["serve", "--port", "0", "--max-model-tokens", value]);
+      assert.equal(result.code, 2, `--max-model-tokens ${value}: ${result.stderr}`);
+      const lines = result.stderr.split("\n").filter((line) => line !== "");
+      assert.equal(lines.length, 1, result.stderr);
+      assert.match(lines[0] as string, /^toolgym: --max-model-tokens must be an integer .*\[OPTION_INVALID\]$/);
+      assert.equal(result.stdout, "", "nothing started");
+    }
+    // A real `toolgym serve --max-model-tokens 300`, stopped through the CLI's interrupt signal.
+    const opener = await startHeldModel();
+    const stop = new AbortController();
+    const stdout = memoryStream();
+    const running = main(["serve", "--port", "0", "--model", `user=${opener.url}#tiny`, "--max-model-tokens", "300"], {
+      stdout,
+      stderr: memoryStream(),
+      interrupts: () => stop.signal,
+    });
+    try {
+      let port = 0;
+      while (port === 0) {
+        const listening = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout.text());
+        if (listening) port = Number(listening[1]);
+        else await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const over = await create(port, { env: "tau2_mock", config: { ...customer, user_max_tokens: 301 } });
+      assert.equal(over.status, 400, over.text);
+      assert.equal(over.json.error?.code, "MODEL_OPTION_REFUSED");
+      assert.match(over.json.error?.message ?? "", /at most 300 on this server/);
+      // 8192, the default cap, is past this operator's 300 too.
+      const defaultCap = await create(port, { env: "tau2_mock", config: { ...customer, user_max_tokens: 8192 } });
+      assert.equal(defaultCap.status, 400, defaultCap.text);
+      const within = await create(port, { env: "tau2_mock", config: { ...customer, user_max_tokens: 300 } });
+      assert.equal(within.status, 201, within.text);
+      assert.equal(opener.bodies[0]?.max_tokens, 300);
+    } finally {
+      stop.abort();
+      assert.equal(await running, 0);
+      await opener.close();
+    }
   });
 });
