@@ -57,7 +57,9 @@ const LONGEST_FIRST = [
   "test/trl-tau2-grpo.test.ts", // 106
   "test/docs-commands.test.ts", // 88
   "test/pipeline-tiny-vocabulary.test.ts", // 81
+  "test/server-train-grpo-child.test.ts", // 79
   "test/pipeline-tau2-smoke.test.ts", // 71
+  "test/server-fuzz.test.ts", // 62 (time-bounded properties, then the heap check)
   "test/eval-transformers-serve.test.ts", // 58
   "test/trl-grpo-e2e.test.ts", // 48
   "test/tiny-induction.test.ts", // 46

@@ -18,6 +18,10 @@ const collectGarbage = runInNewContext("gc") as () => void;
 const TOKEN = "token-of-the-budget-client";
 const auth = { authorization: `Bearer ${TOKEN}` };
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+/** Waits for a condition (the test's own timeout bounds the wait). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await pause(10);
+}
 
 function heapAfterCollection(): number {
   collectGarbage();
@@ -50,7 +54,8 @@ describe("toolgym serve holds what one client sends to a budget (issue 36)", () 
       requestMilliseconds: 1500,
       maxConnections: 30,
       maxHeldBytes: 6 * 1024 * 1024,
-      idleSeconds: 2,
+      // Long enough that no session here expires mid-test (an expiry aborts a step waiting for the user model).
+      idleSeconds: 60,
     });
   });
   after(async () => {
@@ -91,12 +96,20 @@ describe("toolgym serve holds what one client sends to a budget (issue 36)", () 
     const { socket } = await openSocket(`ws://127.0.0.1:${server.port}/ws`, auth);
     socket.send(JSON.stringify({ type: "reset", data: { env: "tau2_mock", config: { customer: "tool", user_model: "user" } } }));
     assert.equal((await nextFrame(socket)).type, "observation");
+    const held = model.held;
     const step = { type: "step", data: { type: "call_tool", tool_name: "send_message_to_user", arguments: { content: "How can I help?" } } };
     socket.send(JSON.stringify(step));
+    // The step waits once the model holds its request.
+    await until(() => model.held > held);
     // 24 MiB of frames behind the pending step: more than the loopback socket buffers take.
     const filler = JSON.stringify({ type: "state", pad: "x".repeat(1000 * 1000) });
     for (let frame = 0; frame < 24; frame++) socket.send(filler);
-    await pause(1500);
+    // Until the client's unsent bytes stop falling (ten looks in a row): were the server reading, they would fall to 0.
+    let last = -1;
+    for (let unchanged = 0; unchanged < 10; unchanged = socket.bufferedAmount === last ? unchanged + 1 : 0) {
+      last = socket.bufferedAmount;
+      await pause(50);
+    }
     assert.ok(socket.readyState === socket.OPEN, "the connection stays open (it is the client's socket that fills)");
     assert.ok(socket.bufferedAmount > 4 * 1024 * 1024, `the server read ${24 * 1000 * 1000 - socket.bufferedAmount} bytes behind the pending step`);
     socket.terminate();
@@ -149,7 +162,14 @@ describe("toolgym serve holds what one client sends to a budget (issue 36)", () 
   });
 
   it("5. closes an idle WebSocket", async () => {
-    const { socket } = await openSocket(`ws://127.0.0.1:${server.port}/ws`, auth);
-    assert.ok(await closedWithin(socket, 5000), "closed after idleSeconds without a frame");
+    const idling = await startServer({ environments: ENVIRONMENTS, port: 0, tokens: [TOKEN], idleSeconds: 1 });
+    try {
+      const { socket } = await openSocket(`ws://127.0.0.1:${idling.port}/ws`, auth);
+      // Closed by the server after a second without a frame; the test's own timeout bounds the wait.
+      const code = await new Promise<number>((resolve) => socket.once("close", (closeCode: number) => resolve(closeCode)));
+      assert.equal(code, 1001, "closed as idle");
+    } finally {
+      await idling.close();
+    }
   });
 });

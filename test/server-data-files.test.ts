@@ -30,16 +30,31 @@ describe("toolgym serve loads a client-named data file once, in linear time (iss
   });
 
   it("refuses a 96 MB file without newlines without holding the loop", async () => {
-    writeFileSync(join(dataDir, "flat.jsonl"), Buffer.alloc(96 * 1024 * 1024, 0x78));
+    // Searched again per 1 MiB chunk, such a line took seconds (18 s for 128 MB, ~10 s for 96 MB); read in
+    // linear time, milliseconds. The bound is twenty times the issue's 100 ms, and a stall counts only if a
+    // fresh file (a failed load is remembered) stalls again twice: a machine busy with other work may pause
+    // the loop once, a quadratic scan every time.
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    const reply = await create(server.port, { env: "musique", config: { file: "flat.jsonl" } });
-    delay.disable();
-    rmSync(join(dataDir, "flat.jsonl"));
-    assert.equal(reply.status, 422);
-    assert.equal(reply.json.error?.code, "TASK_FAILED");
-    // Searched again per 1 MiB chunk, the line took seconds (18 s for 128 MB); a bound ten times the issue's 100 ms.
-    assert.ok(delay.max / 1e6 < 1000, `the loop stalled for ${Math.round(delay.max / 1e6)} ms`);
+    const stalls: number[] = [];
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const name = `flat-${attempt}.jsonl`;
+        writeFileSync(join(dataDir, name), Buffer.alloc(96 * 1024 * 1024, 0x78));
+        // The first sample after a reset only starts the monitor's clock: wait for it, or a stall right after goes unseen.
+        delay.reset();
+        while (delay.count === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        const reply = await create(server.port, { env: "musique", config: { file: name } });
+        rmSync(join(dataDir, name));
+        assert.equal(reply.status, 422);
+        assert.equal(reply.json.error?.code, "TASK_FAILED");
+        stalls.push(Math.round(delay.max / 1e6));
+        if (delay.max / 1e6 < 2000) return;
+      }
+      assert.fail(`the loop stalled ${stalls.join(", ")} ms (over 2,000 ms each time)`);
+    } finally {
+      delay.disable();
+    }
   });
 
   it("shares one load between concurrent sessions naming one file", () => {

@@ -142,16 +142,28 @@ describe("toolgym serve under property-based fuzzing (issue 36)", () => {
     return { status: response.status, json };
   }
 
-  /** Runs a case; a stall over the limit counts only if the case stalls again twice when replayed alone. */
-  async function withinLoopBudget(name: string, run: () => Promise<void>): Promise<void> {
+  /**
+   * Empties the delay histogram, then waits for its first sample: the first sample after `reset()` only sets
+   * the monitor's start time, so a stall beginning right after a reset would not be recorded at all.
+   */
+  async function resetDelay(): Promise<void> {
     delay.reset();
+    while (delay.count === 0) await sleep(5);
+  }
+
+  /**
+   * Runs a case; a stall over the limit counts only if the case stalls again twice when replayed alone. The
+   * histogram is not reset before a case (a reset can hide the stall right after it): it holds only cases
+   * that passed, and is emptied after a stall a replay cleared.
+   */
+  async function withinLoopBudget(name: string, run: () => Promise<void>): Promise<void> {
     await run();
     await sleep(12);
     if (delay.max / 1e6 <= STALL_MILLISECONDS) return;
     const stalls: number[] = [Math.round(delay.max / 1e6)];
     for (let replay = 0; replay < 2; replay++) {
       await sleep(50);
-      delay.reset();
+      await resetDelay();
       await run();
       await sleep(12);
       stalls.push(Math.round(delay.max / 1e6));
@@ -188,6 +200,7 @@ describe("toolgym serve under property-based fuzzing (issue 36)", () => {
     collectGarbage();
     heapBefore = process.memoryUsage().heapUsed;
     delay.enable();
+    await resetDelay();
   });
 
   after(async () => {

@@ -1,18 +1,17 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import WebSocket from "ws";
 import { ENVIRONMENTS } from "../src/envs/registry.ts";
 import { DEFAULT_HEAD_MILLISECONDS } from "../src/server/http-connection.ts";
 import { startServer, type RunningServer } from "../src/server/start-server.ts";
 import { runCli } from "./support/run-cli.ts";
+import { createSessionRequest as create, nextFrame, openSocket, send } from "./support/server-requests.ts";
 
 /**
  * `toolgym serve` against a hostile client on the same machine and a web page in the user's browser: one
@@ -20,53 +19,6 @@ import { runCli } from "./support/run-cli.ts";
  */
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc") as () => void;
-
-interface Reply {
-  status: number;
-  text: string;
-  json: { error?: { code: string; message: string } } & Record<string, unknown>;
-}
-
-function send(port: number, method: string, path: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      { host: "127.0.0.1", port, method, path, agent: false, headers: { "content-type": "application/json", ...options.headers } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json = {} as Reply["json"];
-          try {
-            json = JSON.parse(text) as Reply["json"];
-          } catch {
-            // not JSON: the assertion on the status says what came
-          }
-          resolve({ status: response.statusCode ?? 0, text, json });
-        });
-      },
-    );
-    outgoing.setTimeout(10_000, () => outgoing.destroy(new Error("no answer within 10 s")));
-    outgoing.on("error", reject);
-    outgoing.end(options.body);
-  });
-}
-
-const create = (port: number, body: unknown, headers: Record<string, string> = {}) => send(port, "POST", "/sessions", { body: JSON.stringify(body), headers });
-
-/** Opens a WebSocket and resolves with what the upgrade answered: "open", or the refusing status. */
-function openSocket(url: string, headers: Record<string, string> = {}): Promise<{ outcome: "open" | number; socket: WebSocket }> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(url, { headers });
-    socket.once("open", () => resolve({ outcome: "open", socket }));
-    socket.once("unexpected-response", (_request, response) => resolve({ outcome: response.statusCode ?? 0, socket }));
-    socket.once("error", () => resolve({ outcome: 0, socket }));
-  });
-}
-
-function nextFrame(socket: WebSocket): Promise<{ type: string; data: Record<string, unknown> }> {
-  return new Promise((resolve) => socket.once("message", (data) => resolve(JSON.parse(String(data)))));
-}
 
 function closed(socket: Socket, withinMilliseconds: number): Promise<boolean> {
   return new Promise((resolve) => {

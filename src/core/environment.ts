@@ -101,6 +101,12 @@ export interface Episode {
   reward(options: { turnsUsed: number; maxTurns: number; endedBy: TerminationReason; formatErrors?: number }): RewardBreakdown | Promise<RewardBreakdown>;
   /** Extra diagnostics recorded in the trajectory (counts, collateral mutations...); `formatErrors` is the driver's ledger, as for `reward`. */
   diagnostics?(ledger?: { formatErrors: number }): Record<string, JsonValue>;
+  /**
+   * Optional: ends the work the episode has in flight (a simulated user's or judge's model request, which is
+   * aborted) when nobody will read its answer: a server calls it when the session is deleted, expires or
+   * its connection ends. Calls after it fail.
+   */
+  close?(): void;
 }
 
 /** What the agent sees after its whole message (`Episode.respond`). */
@@ -267,6 +273,12 @@ export interface EnvironmentDefinition<Config = unknown, Task = unknown> {
   dataFiles?(config: Config): string[];
   /** Loads what `generate` needs for this config without blocking the event loop; a server awaits it first. */
   prepare?(config: Config): Promise<void>;
+  /**
+   * Does the slow part of `generate` and `start` for one task off the event loop (babyai's longest level
+   * searches run on a worker thread), so that they then return at once; undefined when nothing is slow.
+   * A server awaits it before opening a session; a `BusyError` means too many such jobs already wait.
+   */
+  prepareTask?(address: TaskAddress<Config>): Promise<void> | undefined;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

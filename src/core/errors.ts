@@ -97,6 +97,13 @@ export class ServerError extends ToolgymError {
   }
 }
 
+/** Work refused because too much of it already waits (a full thread pool's queue): try again later. */
+export class BusyError extends ToolgymError {
+  constructor(options: { message: string; code?: string }) {
+    super({ code: options.code ?? "BUSY", message: options.message, boundary: "harness" });
+  }
+}
+
 /** A bad command line; the CLI prints the message on one line and exits with 2. */
 export class UsageError extends ToolgymError {
   constructor(options: { message: string; code?: string }) {

@@ -8,6 +8,11 @@ import { DataError, ServerError, ToolgymError, parseConfig, type AnyEnvironment 
  * data directories (`--data-dir`) and model endpoints by name (`--model NAME=URL#MODEL`). A client names a
  * dataset inside a data directory, or a model by its name, and never a path or a URL of its own.
  */
+/** `--max-model-tokens` when not given: what a tau2 user or judge reply needs, with room to spare. */
+export const DEFAULT_MAX_MODEL_TOKENS = 8192;
+/** The largest `--max-model-tokens` an operator may set (no served model's context is longer). */
+export const MAX_MODEL_TOKENS_LIMIT = 1_048_576;
+
 export interface ServerResources {
   /** Data directories as given; resolved (after symlinks) when the server starts. */
   dataDirectories?: readonly string[];
@@ -15,7 +20,7 @@ export interface ServerResources {
   models?: Readonly<Record<string, string>>;
   /** Largest data file a session may load, in bytes (default 1 GiB). */
   maxDataFileBytes?: number;
-  /** Most tokens a client may ask of the operator's models per reply (`*_max_tokens` config keys; default 8192). */
+  /** Most tokens a client may ask of the operator's models per reply (`*_max_tokens` config keys; `--max-model-tokens`, default 8192). */
   maxModelTokens?: number;
   /** The operator lets sessions train on a partial reward (`--allow-partial-rewards`: tau2's NL assertions without a judge). */
   partialRewards?: boolean;
@@ -51,7 +56,7 @@ export function resolveResources(resources: ServerResources = {}): ResolvedResou
     roots,
     models,
     maxDataFileBytes: resources.maxDataFileBytes ?? 1024 ** 3,
-    maxModelTokens: resources.maxModelTokens ?? 8192,
+    maxModelTokens: resources.maxModelTokens ?? DEFAULT_MAX_MODEL_TOKENS,
     partialRewards: resources.partialRewards === true,
   };
 }

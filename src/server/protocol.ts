@@ -108,8 +108,15 @@ export function createSession(protocol: Pick<Protocol, "store" | "resources">, b
   // The quota before any work starts: a refusal thrown after the work began left its promise unhandled (issue 36).
   store.checkQuota(client);
   const external = resolveExternalConfig(env, address.config, protocol.resources);
-  if (!external) return openConversation(store, store.create(address, client));
-  return external.then((config) => openConversation(store, store.create({ ...address, config }, client)));
+  if (!external) return prepareAndOpen(store, address, client);
+  return external.then((config) => prepareAndOpen(store, { ...address, config }, client));
+}
+
+/** Opens the session once its task's slow work (if any) is done off the event loop. */
+function prepareAndOpen(store: SessionStore, address: SessionAddress, client: string): Session | Promise<Session> {
+  const preparing = store.prepare(address);
+  if (!preparing) return openConversation(store, store.create(address, client));
+  return preparing.then(() => openConversation(store, store.create(address, client)));
 }
 
 /** A path segment as a route parameter: percent-escapes decoded where they are valid. */

@@ -4,7 +4,6 @@ import {
   ServerError,
   TERMINATION_REASONS,
   ToolgymError,
-  parseConfig,
   type AnyEnvironment,
   type Message,
   type RewardBreakdown,
@@ -13,7 +12,8 @@ import {
 } from "../core/index.ts";
 import { EpisodeDriver, type CallOutcome as DriverOutcome } from "../rollout/episode-driver.ts";
 import { callRequestProblem } from "../rollout/parse-arguments.ts";
-import { withoutAddresses, withoutFileText } from "./external-config.ts";
+import { withoutAddresses } from "./external-config.ts";
+import { prepareTask, taskAddress, taskFailed } from "./task-address.ts";
 import { SessionQuota } from "./session-quota.ts";
 import type { CallOutcome, EnvCounters, RewardOutcome, ServerCounters, Session, SessionAddress, SessionStoreOptions, SharedTask } from "./session-types.ts";
 
@@ -29,14 +29,6 @@ function toolFailed(envId: string, name: string, error: unknown): ServerError {
     `${envId}: tool '${name.slice(0, 80)}' failed on these arguments: ${withoutAddresses(String((error as Error)?.message))}`,
     422,
   );
-}
-
-function checkInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw badRequest("INVALID_FIELD", `'${name}' must be a non-negative integer, got ${JSON.stringify(value)?.slice(0, 40)}`);
-  }
-  return value;
 }
 
 /**
@@ -94,6 +86,17 @@ export class SessionStore {
     return env;
   }
 
+  /**
+   * The slow work of a new session's task done off the event loop first (environment.prepareTask: babyai's
+   * longest level searches); undefined when there is none, or the task is already open in another session.
+   */
+  prepare(address: SessionAddress): Promise<void> | undefined {
+    const env = this.environment(address.env);
+    if (!env.prepareTask) return undefined;
+    const resolved = taskAddress(env, address);
+    return this.tasks[resolved.key] ? undefined : prepareTask(env, resolved);
+  }
+
   /** Throws the 429 a new session of `client` would get now (checked again when it is created). */
   checkQuota(client: string): void {
     this.quota.check(client, this.count);
@@ -102,29 +105,15 @@ export class SessionStore {
   create(address: SessionAddress, client = "anonymous"): Session {
     const env = this.environment(address.env);
     this.checkQuota(client);
-    const split = address.split ?? env.defaultSplit;
-    if (typeof split !== "string" || !env.splits.includes(split)) {
-      throw badRequest("SPLIT_UNKNOWN", `${env.id}: unknown split ${JSON.stringify(split)?.slice(0, 40)}; available: ${env.splits.join(", ")}`);
-    }
-    const seed = checkInteger("seed", address.seed, 0);
-    const index = checkInteger("index", address.index, 0);
-    const maxTurns = address.max_turns === undefined || address.max_turns === null ? undefined : checkInteger("max_turns", address.max_turns, 0);
-    if (maxTurns === 0) throw badRequest("INVALID_FIELD", "'max_turns' must be at least 1 (or left out for the environment's own limit)");
-    let config: unknown;
-    try {
-      config = parseConfig(env.id, env.configSchema, address.config ?? {});
-    } catch (error) {
-      throw badRequest("CONFIG_INVALID", ToolgymError.isInstance(error) ? error.message : String(error));
-    }
-    const key = `${env.id}\u0000${split}\u0000${seed}\u0000${index}\u0000${JSON.stringify(config)}`;
+    const resolved = taskAddress(env, address);
+    const { split, seed, index, maxTurns, config, key } = resolved;
     let task = this.tasks[key];
     let driver: EpisodeDriver;
     try {
       if (!task) task = { key, task: env.generate({ split, seed, index, config }), sessions: 0 };
       driver = new EpisodeDriver({ env, split, seed, index, config, maxTurns, transcript: false, task: task.task });
     } catch (error) {
-      const message = withoutFileText(env.id, error) ?? `${env.id}: could not build task ${split}/${seed}/${index}: ${(error as Error).message}`;
-      throw badRequest("TASK_FAILED", message, 422);
+      throw taskFailed(env, resolved, error);
     }
     // A session whose episode a trainer could not play through here (a partner reading plain messages) is refused, never scored 0.
     const refusal = driver.episode.trainerRefusal;
@@ -256,6 +245,9 @@ export class SessionStore {
         return pending.then(
           (answer) => this.outcome(session, answer),
           (error: unknown) => {
+            // Closed while waiting (deleted, expired, disconnected): its request was aborted, not the tool's fault.
+            if (this.sessions[session.id] !== session)
+              throw badRequest("SESSION_CLOSED", "the session was closed while this call waited for its simulated user; open a new session", 409);
             throw failed(session.env.id, name, error);
           },
         );
@@ -333,6 +325,8 @@ export class SessionStore {
     this.count--;
     this.quota.remove(session.client);
     if (--session.task.sessions === 0) delete this.tasks[session.task.key];
+    // Work started for the session ends with it: a simulated user's request in flight is aborted.
+    session.driver.episode.close?.();
   }
 
   /** Closes sessions idle for longer than the configured time; returns how many were closed. */
@@ -350,6 +344,7 @@ export class SessionStore {
   }
 
   closeAll(): void {
+    for (const session of Object.values(this.sessions)) session.driver.episode.close?.();
     this.sessions = Object.create(null) as Record<string, Session>;
     this.tasks = Object.create(null) as Record<string, SharedTask>;
     this.count = 0;

@@ -4,7 +4,7 @@ import { UsageError } from "../../core/index.ts";
 import { ENVIRONMENTS } from "../../envs/registry.ts";
 import { isLoopback } from "../../server/access.ts";
 import { startServerCluster } from "../../server/cluster.ts";
-import type { ServerResources } from "../../server/external-config.ts";
+import { DEFAULT_MAX_MODEL_TOKENS, MAX_MODEL_TOKENS_LIMIT, type ServerResources } from "../../server/external-config.ts";
 import { startServer } from "../../server/start-server.ts";
 import type { CommandContext } from "../io.ts";
 import { collectText, parseInteger, parsePort, parseText, requireDirectory, requireHttpUrl, requireInputFile } from "../options.ts";
@@ -23,6 +23,7 @@ interface ServeOptions {
   maxSessionsPerClient?: number;
   maxConnections: number;
   idleSeconds: number;
+  maxModelTokens: number;
   workers: number;
 }
 
@@ -88,7 +89,12 @@ export function serveSettings(options: ServeOptions): ServeSettings {
     tokens,
     allowedOrigins: options.allowOrigin ?? [],
     allowedHosts: options.allowHost ?? [],
-    resources: { dataDirectories, models: readModels(options.model), ...(options.allowPartialRewards ? { partialRewards: true } : {}) },
+    resources: {
+      dataDirectories,
+      models: readModels(options.model),
+      maxModelTokens: options.maxModelTokens,
+      ...(options.allowPartialRewards ? { partialRewards: true } : {}),
+    },
     maxSessions: options.maxSessions,
     ...(options.maxSessionsPerClient !== undefined ? { maxSessionsPerClient: options.maxSessionsPerClient } : {}),
     maxConnections: options.maxConnections,
@@ -116,6 +122,12 @@ export function registerServe(program: Command, { io }: CommandContext): void {
     .option("--max-sessions-per-client <n>", "most open sessions per token (default: --max-sessions)", parseInteger("--max-sessions-per-client", { min: 1 }))
     .option("--max-connections <n>", "most open connections", parseInteger("--max-connections", { min: 1 }), 4096)
     .option("--idle-seconds <s>", "close sessions unused for this long", parseInteger("--idle-seconds", { min: 1 }), 600)
+    .option(
+      "--max-model-tokens <n>",
+      "most tokens a session's config may ask of a --model per reply (*_max_tokens config keys: tau2's user_max_tokens)",
+      parseInteger("--max-model-tokens", { min: 1, max: MAX_MODEL_TOKENS_LIMIT }),
+      DEFAULT_MAX_MODEL_TOKENS,
+    )
     .option(
       "--workers <n>",
       "worker processes sharing the port (sessions stay in the worker that created them; --max-sessions applies to each)",

@@ -8,6 +8,7 @@ import { startBabyAIEpisode } from "./episode.ts";
 import { printGrid } from "./grid.ts";
 import { BABYAI_TASKS, MixedTrainLocalLevel, type BabyAITask } from "./level.ts";
 import { summarizeBabyAI } from "./summary.ts";
+import { prepareLevel } from "./level-search.ts";
 
 /**
  * `babyai`: BALROG's BabyAI benchmark (`BabyAI-MixedTrainLocal-v0/<task>`), ported bit for bit from the
@@ -97,6 +98,9 @@ export const babyaiEnvironment = defineEnvironment<BabyAIConfig, BabyAITaskRecor
       balrog_agent: config.balrog_agent,
     };
   },
+  // A level rejects up to ~100,000 draws (putnext with 16 distractors at some seeds): a server searches it on a worker thread first.
+  prepareTask: ({ split, seed, index, config }) =>
+    prepareLevel({ task: taskForIndex(config, index), numDistractors: config.num_dists, levelSeed: levelSeedWords(split, seed, index) }),
   publicView: (task) => ({ task: task.task, mission: task.mission, max_steps: task.max_steps, num_dists: task.num_dists, protocol: task.protocol }),
   solution(task) {
     const level = new MixedTrainLocalLevel(task.task, task.num_dists);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BABYAI_TASKS, MixedTrainLocalLevel } from "./level.ts";
+import { BABYAI_TASKS, MixedTrainLocalLevel, acceptedDrawKnown, forgetAcceptedDraws, levelKey } from "./level.ts";
 
 /** The fork's rule, as text: a mission containing one of these substrings is drawn again. */
 const EXCLUDED_SUBSTRINGS = ["yellow box", "red key", "red door", "green ball", "grey door"];
@@ -37,5 +37,47 @@ describe("MixedTrainLocal level generation", () => {
       },
       first,
     );
+  });
+});
+
+describe("remembered levels (the draw a slow level was accepted at)", () => {
+  const snapshot = (level: MixedTrainLocalLevel) => ({
+    mission: level.mission,
+    maxSteps: level.maxSteps,
+    agent: [level.agentX, level.agentY, level.agentDir],
+    cells: level.grid.cells.map((cell) => cell && `${cell.type}:${cell.color}:${cell.isLocked}`),
+  });
+
+  // Every task at 14 distractors over 12 seeds: the levels that took 100 draws or more are remembered (6 to
+  // 10 of them per task), and a reset from memory (one draw) gives what a reset from the seed alone gives.
+  for (const task of BABYAI_TASKS) {
+    it(`${task}: a level reset from memory is the level drawn from its seed`, () => {
+      let remembered = 0;
+      for (let seed = 0; seed < 12; seed++) {
+        forgetAcceptedDraws();
+        const fromSeed = new MixedTrainLocalLevel(task, 14);
+        fromSeed.reset([seed]);
+        if (!acceptedDrawKnown(levelKey(task, 14, [seed]))) continue;
+        remembered++;
+        const fromMemory = new MixedTrainLocalLevel(task, 14);
+        fromMemory.reset([seed]);
+        assert.deepEqual(snapshot(fromMemory), snapshot(fromSeed), `${task} seed ${seed}`);
+        // The same level plays the same: a few steps of each action change both worlds alike.
+        for (const action of [2, 0, 2, 3, 1, 2, 4, 5, 2, 3]) {
+          fromSeed.step(action);
+          fromMemory.step(action);
+        }
+        assert.deepEqual(snapshot(fromMemory), snapshot(fromSeed), `${task} seed ${seed} after steps`);
+      }
+      assert.ok(remembered >= 4, `${task}: ${remembered} of 12 levels remembered`);
+    });
+  }
+
+  it("draws no further than asked, and the level stays unusable rather than half drawn", () => {
+    forgetAcceptedDraws();
+    const level = new MixedTrainLocalLevel("putnext", 16);
+    assert.equal(level.drawLevel([5042], 50), false);
+    assert.equal(acceptedDrawKnown(levelKey("putnext", 16, [5042])), false);
+    assert.equal(new MixedTrainLocalLevel("putnext", 0).drawLevel([5042], 50), true);
   });
 });

@@ -11,7 +11,7 @@ import {
   navigationsNeeded,
   type Instruction,
 } from "./instructions.ts";
-import { NumpyGenerator } from "./numpy-random.ts";
+import { NumpyGenerator, entropyWords } from "./numpy-random.ts";
 import { RoomGridWorld, type Room } from "./room-grid.ts";
 import { LevelRejectedError } from "./world.ts";
 
@@ -38,6 +38,40 @@ const DOOR_COLORS: readonly Color[] = ["yellow", "green", "blue", "purple"];
 const BEFORE_OR_AFTER = ["Before", "After"] as const;
 
 /**
+ * The generator state each slow level's accepted draw started from, by level (levelKey): `putnext` with 16
+ * distractors rejects ~100,000 draws at some seeds (over a second), and a task is drawn again by `start`,
+ * `solution` and `secrets`. Replaying from the state gives the same level; bounded, oldest out first.
+ */
+const ACCEPTED_DRAWS = new Map<string, readonly number[]>();
+const ACCEPTED_DRAWS_LIMIT = 4096;
+/** Levels accepted within fewer draws than this (about a millisecond) are drawn again rather than kept. */
+const REMEMBERED_AFTER = 100;
+/** Thrown (not an Error: no stack to capture) when `drawLevel` runs out of draws. */
+const OUT_OF_DRAWS = Symbol("out of level draws");
+
+/** The key of a level in ACCEPTED_DRAWS: its task, distractor count and seed words. */
+export function levelKey(task: BabyAITask, numDistractors: number, seed: number | bigint | readonly number[]): string {
+  return `${task}/${numDistractors}/${entropyWords(seed).join(",")}`;
+}
+
+/** Remembers the generator state a level's accepted draw starts from (a copy); the oldest entry goes past the bound. */
+export function rememberAcceptedDraw(key: string, state: readonly number[]): void {
+  if (ACCEPTED_DRAWS.has(key)) return;
+  if (ACCEPTED_DRAWS.size >= ACCEPTED_DRAWS_LIMIT) ACCEPTED_DRAWS.delete(ACCEPTED_DRAWS.keys().next().value as string);
+  ACCEPTED_DRAWS.set(key, [...state]);
+}
+
+/** Whether a level's accepted draw is remembered (its reset then costs one draw). */
+export function acceptedDrawKnown(key: string): boolean {
+  return ACCEPTED_DRAWS.has(key);
+}
+
+/** Forgets every remembered level (tests compare a replayed level with one drawn from its seed). */
+export function forgetAcceptedDraws(): void {
+  ACCEPTED_DRAWS.clear();
+}
+
+/**
  * The fork's `Level_MixedTrainLocal` (`minigrid/envs/babyai/mixed_seq_levels.py`) with its action kind
  * given directly (BALROG gets it by rejection on construction, which draws from an unseeded RNG).
  * `reset(seed)` reproduces the reference's numpy draws one for one.
@@ -48,6 +82,10 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
   instruction!: Instruction;
   mission = "";
   lockedRoom: Room | null = null;
+  /** The generator state the last level draw started from (`NumpyGenerator.saveState`): once accepted, the level's. */
+  readonly acceptedState: number[] = new Array<number>(10).fill(0);
+  private drawsMade = 0;
+  private maxDraws = Number.POSITIVE_INFINITY;
 
   constructor(task: BabyAITask, numDistractors: number) {
     super(ROOM_SIZE, 1, task === "open" ? 2 : 1);
@@ -57,18 +95,47 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
 
   /** `RoomGridLevel.reset(seed)`: regenerates the level and the verifier; sets `max_steps`. */
   reset(seed: number | bigint | readonly number[]): void {
+    this.drawLevel(seed, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * `reset(seed)`, giving up after `maxDraws` level draws (false: the level is unusable). A level remembered
+   * in ACCEPTED_DRAWS is drawn once, from the generator state its accepted draw started from.
+   */
+  drawLevel(seed: number | bigint | readonly number[], maxDraws: number): boolean {
+    const key = levelKey(this.task, this.numDistractors, seed);
+    const known = ACCEPTED_DRAWS.get(key);
     this.random = new NumpyGenerator(seed);
     this.agentX = -1;
     this.agentY = -1;
     this.agentDir = -1;
-    for (;;) {
-      try {
+    this.drawsMade = 0;
+    this.maxDraws = known ? 1 : maxDraws;
+    try {
+      if (known) {
+        // Each draw starts by redrawing the rooms, so the state it starts from decides it; the rooms are built first.
         this.generateRooms();
+        this.random.restoreState(known);
         this.generateMission();
-        if (this.instructionValid(this.instruction)) break;
-      } catch (error) {
-        if (!(error instanceof LevelRejectedError)) throw error;
+        if (!this.instructionValid(this.instruction)) throw new Error("a remembered babyai level was not accepted again");
+      } else {
+        for (;;) {
+          try {
+            this.generateRooms();
+            this.generateMission();
+            if (this.instructionValid(this.instruction)) break;
+          } catch (error) {
+            if (!(error instanceof LevelRejectedError)) throw error;
+          }
+        }
+        if (this.drawsMade >= REMEMBERED_AFTER) rememberAcceptedDraw(key, this.acceptedState);
       }
+    } catch (error) {
+      if (error !== OUT_OF_DRAWS && !known) throw error;
+      if (!known) return false;
+      // Cannot happen (a draw depends on the generator state only): drawn from the seed rather than trusted.
+      ACCEPTED_DRAWS.delete(key);
+      return this.drawLevel(seed, maxDraws);
     }
     this.carrying = null;
     this.stepCount = 0;
@@ -79,6 +146,7 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     // The verifier has just matched the objects on this grid: the mission text reuses those matches.
     this.mission = this.instruction.surface(this, false);
     this.maxSteps = navigationsNeeded(this.instruction) * ROOM_SIZE * ROOM_SIZE * this.numRows * this.numCols;
+    return true;
   }
 
   /** `RoomGridLevel.step`: the Minigrid step, position refresh on every drop, then the verifier. */
@@ -93,6 +161,12 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
       this.terminated = true;
       this.lastReward = 0;
     }
+  }
+
+  /** Counts a level draw against `maxDraws` and keeps the generator state it starts from. */
+  private startDraw(): void {
+    if (++this.drawsMade > this.maxDraws) throw OUT_OF_DRAWS;
+    this.random.saveState(this.acceptedState);
   }
 
   /** Draws the second object of putnext / seq: redrawn while identical to the first if that one is unique. */
@@ -122,6 +196,7 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
     // The reference checks reachability before drawing the mission; the check draws nothing, so it runs
     // last and only for a mission that is not excluded (about a third of putnext's draws are).
     for (;;) {
+      this.startDraw();
       this.regenerateRooms();
       this.placeAgent();
       const objects = this.addDistractors(null, null, this.numDistractors + (single ? 1 : 2));
@@ -150,6 +225,7 @@ export class MixedTrainLocalLevel extends RoomGridWorld {
   /** The `open` branch: a locked room, distractors outside it, the agent outside it, "open the door". */
   private generateOpenMission(): void {
     for (;;) {
+      this.startDraw();
       this.regenerateRooms();
       const doorColor = this.randomElement(DOOR_COLORS);
       this.addLockedRoom(doorColor);

@@ -126,6 +126,34 @@ export class NumpyGenerator {
     this.step();
   }
 
+  /** The generator's whole state (state, increment, buffered half) written into `into`: ten numbers. */
+  saveState(into: number[]): void {
+    into[0] = this.state0;
+    into[1] = this.state1;
+    into[2] = this.state2;
+    into[3] = this.state3;
+    into[4] = this.increment0;
+    into[5] = this.increment1;
+    into[6] = this.increment2;
+    into[7] = this.increment3;
+    into[8] = this.hasBuffered ? 1 : 0;
+    into[9] = this.buffered;
+  }
+
+  /** Puts back a state `saveState` wrote: the draws that follow are the ones that followed then. */
+  restoreState(from: readonly number[]): void {
+    this.state0 = from[0] as number;
+    this.state1 = from[1] as number;
+    this.state2 = from[2] as number;
+    this.state3 = from[3] as number;
+    this.increment0 = from[4] as number;
+    this.increment1 = from[5] as number;
+    this.increment2 = from[6] as number;
+    this.increment3 = from[7] as number;
+    this.hasBuffered = from[8] === 1;
+    this.buffered = from[9] as number;
+  }
+
   /**
    * state = state · MULTIPLIER + increment (mod 2^128). Word k of the product sums the low halves of the
    * products of words i + j = k and the high halves of those with i + j = k − 1; each sum stays below

@@ -111,11 +111,12 @@ function replayHook(domain: string) {
   };
 }
 
-function judgeFor(settings: Tau2EnvTask["settings"]): NlJudge | null {
+function judgeFor(settings: Tau2EnvTask["settings"], signal?: AbortSignal): NlJudge | null {
   return settings.judge_model
     ? createNlJudge(parseModelAddress(settings.judge_model, "judge_model"), {
         maxTokens: settings.user_max_tokens,
         chatTemplateKwargs: settings.judge_chat_template_kwargs,
+        ...(signal ? { signal } : {}),
       })
     : null;
 }
@@ -205,6 +206,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
       const seed = context?.seed ?? tau2TrialSeeds(TAU2_DEFAULT_SEED, 1)[0];
       // The scripted customer asks the episode whether its goal holds, as tau2's user reads its own state.
       const started: { episode?: Tau2Episode } = {};
+      // Closing the episode (a server's session deleted, expired or disconnected) aborts its model requests in flight.
+      const closing = new AbortController();
       const user = settings.user_model
         ? createLlmUser({
             address: parseModelAddress(settings.user_model, "user_model"),
@@ -215,9 +218,10 @@ export function defineTau2Environment(options: { domain: string; title: string; 
             seed,
             maxTokens: settings.user_max_tokens,
             chatTemplateKwargs: settings.user_chat_template_kwargs,
+            signal: closing.signal,
           })
         : createScriptedUser(task, { userTools: userTools.map((tool) => tool.function.name), goalMet: () => started.episode?.goalMet() ?? false });
-      const judge = judgeFor(settings);
+      const judge = judgeFor(settings, closing.signal);
       const episode = new Tau2Episode({
         bundle: bundle(),
         task,
@@ -229,6 +233,7 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         agentStop: settings.agent_stop,
         customerTool: settings.customer === "tool",
         envId: `tau2_${domain}`,
+        closing,
       });
       started.episode = episode;
       return episode;

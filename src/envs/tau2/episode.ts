@@ -51,6 +51,8 @@ export interface Tau2EpisodeOptions {
   customerTool?: boolean;
   /** The environment's id, for the server's refusal of a leaderboard-protocol session. */
   envId?: string;
+  /** Aborted by `close()`: the user simulator's and the judge's requests listen to its signal. */
+  closing?: AbortController;
 }
 
 type Role = "agent" | "user" | "env";
@@ -150,6 +152,11 @@ export class Tau2Episode implements Episode {
       `${envId ?? "tau2"} task ${task.id}: its reward includes ${assertions.length} NL assertion(s), which only a judge scores, and this session has none; ` +
       `give the config {"judge_model": NAME} (a --model of toolgym serve), or start toolgym serve with --allow-partial-rewards to train on the reward without them`
     );
+  }
+
+  /** Aborts the user model's (or judge's) request in flight: nobody will read its answer. */
+  close(): void {
+    this.options.closing?.abort(new Error("the episode was closed"));
   }
 
   get done(): boolean {

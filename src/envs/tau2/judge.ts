@@ -113,7 +113,7 @@ export function parseJudgeAnswer(text: string | null): { nl_assertion: string; m
 /** tau2's judge: temperature 0 (`DEFAULT_LLM_NL_ASSERTIONS_ARGS`), no seed, nothing else unless asked. */
 export function createNlJudge(
   address: ModelAddress,
-  options: { maxTokens?: number | null; chatTemplateKwargs?: Record<string, unknown> | null } = {},
+  options: { maxTokens?: number | null; chatTemplateKwargs?: Record<string, unknown> | null; signal?: AbortSignal } = {},
 ): NlJudge {
   return async (task, trajectory) => {
     const assertions = task.evaluation_criteria?.nl_assertions ?? [];
@@ -121,10 +121,15 @@ export function createNlJudge(
       ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
       ...(options.chatTemplateKwargs ? { chatTemplateKwargs: options.chatTemplateKwargs } : {}),
     });
-    const { message } = await complete(model, [
-      { role: "system", content: SYSTEM_PROMPT },
-      { role: "user", content: judgeUserPrompt(trajectory, assertions) },
-    ]);
+    const { message } = await complete(
+      model,
+      [
+        { role: "system", content: SYSTEM_PROMPT },
+        { role: "user", content: judgeUserPrompt(trajectory, assertions) },
+      ],
+      [],
+      options.signal,
+    );
     return parseJudgeAnswer(message.content ?? null);
   };
 }

@@ -65,6 +65,7 @@ export function chatModel(
   });
 }
 
-export async function complete(model: Agent, messages: Message[], tools: ToolSpec[] = []): Promise<AgentTurn> {
-  return model.act({ messages, tools, protocol: tools.length > 0 ? "tools" : "text" });
+/** One request to a user or judge model; `signal` aborts it (its episode closed). */
+export async function complete(model: Agent, messages: Message[], tools: ToolSpec[] = [], signal?: AbortSignal): Promise<AgentTurn> {
+  return model.act({ messages, tools, protocol: tools.length > 0 ? "tools" : "text", ...(signal ? { signal } : {}) });
 }

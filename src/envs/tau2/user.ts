@@ -66,6 +66,8 @@ export function createLlmUser(options: {
   seed?: number | null;
   maxTokens?: number | null;
   chatTemplateKwargs?: Record<string, unknown> | null;
+  /** Aborts the request in flight when the episode closes (a server's session deleted or expired). */
+  signal?: AbortSignal;
 }): UserSimulator {
   const model = chatModel(options.address, `user:${options.episodeKey}`, {
     ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
@@ -82,7 +84,7 @@ export function createLlmUser(options: {
           messages.push({ role: "tool", tool_call_id: pendingIds[position] ?? `user_call_${position}`, content: result.content }),
         );
       // The request's messages as tau2's `to_litellm_messages` builds them (its `generate` serves the user too).
-      const turn = await complete(model, tau2RequestMessages(messages), options.tools);
+      const turn = await complete(model, tau2RequestMessages(messages), options.tools, options.signal);
       const reply = turn.message;
       messages.push(reply);
       // tau2's generate runs json.loads on each call's arguments; text that is not JSON raises there.
