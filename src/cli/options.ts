@@ -31,10 +31,21 @@ function checkRange(name: string, value: string, number: number, range: Range, k
   return number;
 }
 
-/** An integer option, e.g. `parseInteger("--n", { min: 1 })`. */
-export function parseInteger(name: string, range: Range = {}) {
+/**
+ * Decimal digits only: `Number()` also reads `0x10`, `0b11`, `1e2` and `1_0`-free oddities as integers, and a
+ * count typed that way is a typo far more often than a wish (issue 37).
+ */
+const DECIMAL_INTEGER = /^[+-]?\d+$/;
+/** A decimal number with an optional exponent (`0.5`, `1e-3`); never hex, binary, octal or `Infinity`. */
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * An integer option, e.g. `parseInteger("--n", { min: 1 })`, written in decimal digits. `except` lists values
+ * inside the range that are still refused (`--top-k 0`: -1 disables top-k, 0 is no valid k), with the reason.
+ */
+export function parseInteger(name: string, range: Range = {}, except: { value: number; reason: string }[] = []) {
   return (value: string): number => {
-    const number = value.trim() === "" ? Number.NaN : Number(value);
+    const number = DECIMAL_INTEGER.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isInteger(number)) {
       const kind = Object.keys(range).length > 0 ? ` ${describeRange(range)}` : "";
       throw new UsageError({ code: "OPTION_INVALID", message: `${name} must be an integer${kind}, got '${value}'` });
@@ -45,6 +56,8 @@ export function parseInteger(name: string, range: Range = {}) {
         code: "OPTION_INVALID",
         message: `${name} must be an integer ${describeRange({ ...range, max: range.max ?? Number.MAX_SAFE_INTEGER })}, got '${value}'`,
       });
+    const refused = except.find((candidate) => candidate.value === number);
+    if (refused) throw new UsageError({ code: "OPTION_INVALID", message: `${name} ${value} is refused: ${refused.reason}` });
     return checkRange(name, value, number, range, "an integer");
   };
 }
@@ -52,7 +65,7 @@ export function parseInteger(name: string, range: Range = {}) {
 /** A finite number option, e.g. `parseNumber("--timeout", { above: 0 })`. */
 export function parseNumber(name: string, range: Range = {}) {
   return (value: string): number => {
-    const number = value.trim() === "" ? Number.NaN : Number(value);
+    const number = DECIMAL_NUMBER.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isFinite(number)) throw new UsageError({ code: "OPTION_INVALID", message: `${name} must be a number, got '${value}'` });
     return checkRange(name, value, number, range, "a number");
   };

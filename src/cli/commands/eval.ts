@@ -345,7 +345,11 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--samples <k>", "older name of --num-trials", parseInteger("--samples", { min: 1 }))
     .option("--temperature <t>", "sampling temperature", parseNumber("--temperature", { min: 0 }))
     .option("--top-p <p>", "nucleus sampling", parseNumber("--top-p", { above: 0, max: 1 }))
-    .option("--top-k <k>", "top-k sampling (vLLM, SGLang; -1 disables)", parseInteger("--top-k", { min: -1 }))
+    .option(
+      "--top-k <k>",
+      "top-k sampling (vLLM, SGLang; -1 disables)",
+      parseInteger("--top-k", { min: -1 }, [{ value: 0, reason: "pass -1 to disable top-k, or a k of 1 or more" }]),
+    )
     .option("--max-tokens <n>", "maximum tokens per model turn", parseInteger("--max-tokens", { min: 1 }))
     .option("--sampling-seed <seed>", "base seed of the per-request sampling seeds", parseInteger("--sampling-seed", { min: 0 }))
     .option(
