@@ -147,3 +147,53 @@ describe("a UTF-8 byte order mark at the start of a Tau2 file", () => {
     assert.equal(readFileSync(at("bom-rows.jsonl"), "utf8"), readFileSync(at("plain-rows.jsonl"), "utf8"));
   });
 });
+
+describe("--config FILE: an environment config from a .json or .yaml file, as pipeline --config takes a file", () => {
+  const json = '{"worldSize":20,"familyWeights":{"update":1}}';
+
+  it("show and eval read the file as they read the same JSON text", async () => {
+    const yaml = at("spa.yaml");
+    writeFileSync(yaml, "worldSize: 20\nfamilyWeights: { update: 1 }\n");
+    const fromText = await runCli(["show", "search_plan_act", "--index", "1", "--config", json, "--json"]);
+    const fromFile = await runCli(["show", "search_plan_act", "--index", "1", "--config", yaml, "--json"]);
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.equal(fromFile.stdout, fromText.stdout);
+    const file = at("spa.json");
+    writeFileSync(file, `\uFEFF${json}\n`);
+    const ran = await runCli([
+      "eval",
+      "--env",
+      "search_plan_act",
+      "--config",
+      file,
+      "--n",
+      "2",
+      "--workers",
+      "1",
+      "--quiet",
+      "--out",
+      at("config-runs"),
+      "--json",
+    ]);
+    assert.equal(ran.code, 0, ran.stderr);
+    const [summary] = JSON.parse(ran.stdout) as Array<{ dir: string }>;
+    const metadata = JSON.parse(readFileSync(join(summary!.dir, "metadata.json"), "utf8")) as {
+      env: { config: { worldSize: number; familyWeights: Record<string, number> } };
+    };
+    assert.equal(metadata.env.config.worldSize, 20);
+    assert.equal(metadata.env.config.familyWeights.update, 1);
+  });
+
+  it("a missing file, bad YAML, a list and a misspelt key exit 2 with one line", async () => {
+    assertRefused(await runCli(["show", "mock", "--config", at("nope.yaml")]), 2, "FILE_NOT_FOUND", /--config: no such file/);
+    const bad = at("bad-config.yaml");
+    writeFileSync(bad, "a: [\n");
+    assertRefused(await runCli(["show", "mock", "--config", bad]), 2, "CONFIG_FILE_INVALID", /not valid YAML/);
+    const list = at("list-config.json");
+    writeFileSync(list, "[1, 2]\n");
+    assertRefused(await runCli(["show", "mock", "--config", list]), 2, "CONFIG_FILE_INVALID", /must hold one object/);
+    const typo = at("typo-config.yaml");
+    writeFileSync(typo, "worldSise: 20\n");
+    assertRefused(await runCli(["show", "search_plan_act", "--config", typo]), 2, "ENV_CONFIG_INVALID", /worldSise/);
+  });
+});

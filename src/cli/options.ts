@@ -1,4 +1,5 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
 import { UsageError } from "../core/index.ts";
 
 /**
@@ -114,6 +115,32 @@ export function parseJsonText(name: string, example?: string) {
   return (value: string): string => {
     parse(value);
     return value;
+  };
+}
+
+/**
+ * An environment config (`--config`): JSON text, or the path of a .json, .yaml or .yml file holding one, as
+ * `pipeline --config FILE` takes a file. Returned as JSON text, which the environment's own schema then checks.
+ */
+export function parseConfigOption(name: string) {
+  const text = parseJsonText(name, '{"key": 1}');
+  return (value: string): string => {
+    const path = value.trim();
+    if (path.startsWith("{") || !/\.(json|ya?ml)$/i.test(path)) return text(value);
+    requireInputFile(name, path);
+    let parsed: unknown;
+    try {
+      const content = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+      parsed = /\.json$/i.test(path) ? JSON.parse(content) : parseYaml(content);
+    } catch (error) {
+      throw new UsageError({
+        code: "CONFIG_FILE_INVALID",
+        message: `${name} ${path}: not valid ${/\.json$/i.test(path) ? "JSON" : "YAML"} (${(error as Error).message.split("\n")[0]})`,
+      });
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      throw new UsageError({ code: "CONFIG_FILE_INVALID", message: `${name} ${path}: must hold one object of config keys, e.g. {"key": 1}` });
+    return JSON.stringify(parsed);
   };
 }
 

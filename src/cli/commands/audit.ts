@@ -4,7 +4,7 @@ import { getAuditSpec } from "../../audit/registry.ts";
 import { auditPolicies, formatAuditTable, runAudit } from "../../audit/run-audit.ts";
 import { getEnvironment } from "../../envs/registry.ts";
 import { writeJson, type CliIo, type CommandContext } from "../io.ts";
-import { parseInteger, parseJsonText, parseText, resolveSplit, splitList } from "../options.ts";
+import { parseInteger, parseConfigOption, parseText, resolveSplit, splitList } from "../options.ts";
 
 interface AuditOptions {
   n?: number;
@@ -69,7 +69,7 @@ export function registerAudit(program: Command, { io, setExitCode }: CommandCont
     )
     .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
     .option("--split <split>", "task split (default: the environment's evaluation split)", parseText("--split"))
-    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option("--config <json|file>", "environment config: JSON, or a .json/.yaml file holding it", parseConfigOption("--config"), "{}")
     .option("--policies <ids>", "comma-separated subset of policies (toolgym list pilots ENV)", parseText("--policies"))
     .option("--json", "print the result as JSON")
     .action(async (envId: string, options: AuditOptions) => {
