@@ -109,7 +109,7 @@ describe("tau2's default customer under the training protocol (customer as a too
     );
     assert.deepEqual(spec.acceptance(summaries), []);
     assert.deepEqual(spec.acceptance({ ...summaries, promise_everything: summary(0.2) }), [
-      "promise_everything mean 0.200 is above do_nothing_stop mean 0.100",
+      { code: "CRITERION_FAILED", message: "promise_everything mean 0.200 is above do_nothing_stop mean 0.100" },
     ]);
   });
 

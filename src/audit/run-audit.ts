@@ -1,9 +1,9 @@
 import { createRandom, type AnyEnvironment, type Trajectory } from "../core/index.ts";
-import { getPolicy } from "../envs/registry.ts";
+import { getPolicies, getPolicy } from "../envs/registry.ts";
 import { bootstrapMean, mean } from "../statistics/statistics.ts";
 import { hasOwnTrialSeeds, trialSeeds } from "../eval/trials.ts";
 import { runEpisode } from "../rollout/run-episode.ts";
-import type { AuditSpec, PolicySummary } from "../core/index.ts";
+import type { AuditFailure, AuditSpec, PolicySummary } from "../core/index.ts";
 
 export interface AuditResult {
   env: string;
@@ -15,6 +15,8 @@ export interface AuditResult {
   policies: Record<string, PolicySummary>;
   verdict: "pass" | "fail";
   failures: string[];
+  /** Criteria not judged because a policy they name was left out of `policies` on purpose. */
+  notChecked: string[];
 }
 
 export interface RunAuditOptions {
@@ -26,8 +28,20 @@ export interface RunAuditOptions {
   seed: number;
   config: unknown;
   split?: string;
+  /** A subset of the spec's policies to run (see `auditPolicies`); default: all of them. */
   policies?: string[];
   onEpisode?: (policy: string, trajectory: Trajectory) => void;
+}
+
+/**
+ * The policies an audit of the subset `chosen` runs: the reference (the spec's first genuine policy, the oracle)
+ * joins it when left out, since the pilots are judged against it; without it the audit could only fail, and a
+ * failed audit means "the reward can be gamed". `added` names the reference when it was added.
+ */
+export function auditPolicies(envId: string, spec: AuditSpec, chosen: string[] | undefined): { policies: string[] | undefined; added?: string } {
+  if (chosen === undefined) return { policies: undefined };
+  const reference = spec.policies.find((id) => getPolicies(envId).some((policy) => policy.id === id && policy.kind === "genuine"));
+  return reference && !chosen.includes(reference) ? { policies: [reference, ...chosen], added: reference } : { policies: chosen };
 }
 
 /**
@@ -88,13 +102,18 @@ export async function runAudit(options: RunAuditOptions): Promise<AuditResult> {
       ...(Object.keys(notComputed).length > 0 ? { not_computed: notComputed } : {}),
     };
   }
+  // A criterion naming a policy left out of a chosen subset is not judged (and listed as such); with every
+  // policy run, one that did not run is a failure.
+  const acceptance = spec.acceptance(summaries);
+  const unjudged = (failure: AuditFailure) => options.policies !== undefined && failure.code === "POLICY_NOT_RUN";
   const failures = [
     ...Object.entries(summaries)
       .filter(([, summary]) => summary.unscored > 0)
       .map(([id, summary]) => `${id}: ${summary.unscored} of ${n * trials} episodes have no reward (the reward or the episode errored; see the trajectories)`),
-    ...spec.acceptance(summaries),
+    ...acceptance.filter((failure) => !unjudged(failure)).map((failure) => failure.message),
   ];
-  return { env: env.id, n, trials, seed, split, policies: summaries, verdict: failures.length === 0 ? "pass" : "fail", failures };
+  const notChecked = acceptance.filter(unjudged).map((failure) => failure.message);
+  return { env: env.id, n, trials, seed, split, policies: summaries, verdict: failures.length === 0 ? "pass" : "fail", failures, notChecked };
 }
 
 export function formatAuditTable(result: AuditResult, components: string[]): string {
@@ -124,5 +143,6 @@ export function formatAuditTable(result: AuditResult, components: string[]): str
       lines.push(`${id}: ${name} not computed in ${count} of ${summary.n} episodes; the mean reward is over the components that were computed`);
   lines.push("", `verdict: ${result.verdict.toUpperCase()}`);
   for (const failure of result.failures) lines.push(`  - ${failure}`);
+  if (result.notChecked.length > 0) lines.push(`not checked (left out by --policies): ${result.notChecked.join("; ")}`);
   return lines.join("\n");
 }

@@ -1,4 +1,5 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
 import { UsageError } from "../core/index.ts";
 
 /**
@@ -31,10 +32,21 @@ function checkRange(name: string, value: string, number: number, range: Range, k
   return number;
 }
 
-/** An integer option, e.g. `parseInteger("--n", { min: 1 })`. */
-export function parseInteger(name: string, range: Range = {}) {
+/**
+ * Decimal digits only: `Number()` also reads `0x10`, `0b11`, `1e2` and `1_0`-free oddities as integers, and a
+ * count typed that way is a typo far more often than a wish (issue 37).
+ */
+const DECIMAL_INTEGER = /^[+-]?\d+$/;
+/** A decimal number with an optional exponent (`0.5`, `1e-3`); never hex, binary, octal or `Infinity`. */
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * An integer option, e.g. `parseInteger("--n", { min: 1 })`, written in decimal digits. `except` lists values
+ * inside the range that are still refused (`--top-k 0`: -1 disables top-k, 0 is no valid k), with the reason.
+ */
+export function parseInteger(name: string, range: Range = {}, except: { value: number; reason: string }[] = []) {
   return (value: string): number => {
-    const number = value.trim() === "" ? Number.NaN : Number(value);
+    const number = DECIMAL_INTEGER.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isInteger(number)) {
       const kind = Object.keys(range).length > 0 ? ` ${describeRange(range)}` : "";
       throw new UsageError({ code: "OPTION_INVALID", message: `${name} must be an integer${kind}, got '${value}'` });
@@ -45,6 +57,8 @@ export function parseInteger(name: string, range: Range = {}) {
         code: "OPTION_INVALID",
         message: `${name} must be an integer ${describeRange({ ...range, max: range.max ?? Number.MAX_SAFE_INTEGER })}, got '${value}'`,
       });
+    const refused = except.find((candidate) => candidate.value === number);
+    if (refused) throw new UsageError({ code: "OPTION_INVALID", message: `${name} ${value} is refused: ${refused.reason}` });
     return checkRange(name, value, number, range, "an integer");
   };
 }
@@ -52,7 +66,7 @@ export function parseInteger(name: string, range: Range = {}) {
 /** A finite number option, e.g. `parseNumber("--timeout", { above: 0 })`. */
 export function parseNumber(name: string, range: Range = {}) {
   return (value: string): number => {
-    const number = value.trim() === "" ? Number.NaN : Number(value);
+    const number = DECIMAL_NUMBER.test(value.trim()) ? Number(value) : Number.NaN;
     if (!Number.isFinite(number)) throw new UsageError({ code: "OPTION_INVALID", message: `${name} must be a number, got '${value}'` });
     return checkRange(name, value, number, range, "a number");
   };
@@ -101,6 +115,32 @@ export function parseJsonText(name: string, example?: string) {
   return (value: string): string => {
     parse(value);
     return value;
+  };
+}
+
+/**
+ * An environment config (`--config`): JSON text, or the path of a .json, .yaml or .yml file holding one, as
+ * `pipeline --config FILE` takes a file. Returned as JSON text, which the environment's own schema then checks.
+ */
+export function parseConfigOption(name: string) {
+  const text = parseJsonText(name, '{"key": 1}');
+  return (value: string): string => {
+    const path = value.trim();
+    if (path.startsWith("{") || !/\.(json|ya?ml)$/i.test(path)) return text(value);
+    requireInputFile(name, path);
+    let parsed: unknown;
+    try {
+      const content = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+      parsed = /\.json$/i.test(path) ? JSON.parse(content) : parseYaml(content);
+    } catch (error) {
+      throw new UsageError({
+        code: "CONFIG_FILE_INVALID",
+        message: `${name} ${path}: not valid ${/\.json$/i.test(path) ? "JSON" : "YAML"} (${(error as Error).message.split("\n")[0]})`,
+      });
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+      throw new UsageError({ code: "CONFIG_FILE_INVALID", message: `${name} ${path}: must hold one object of config keys, e.g. {"key": 1}` });
+    return JSON.stringify(parsed);
   };
 }
 

@@ -5,13 +5,22 @@ import { ToolgymError, UsageError } from "../core/index.ts";
 /** The `--force` option of every command that writes a file, in one place. */
 export const FORCE_OPTION = ["--force", "overwrite --out when it already exists"] as const;
 
+/** `--out -`: standard output, for the commands whose output is one text (view, report, export). */
+export const STDOUT = "-";
+
 /**
- * Checks `--out` before any work: a directory is refused, and an existing file is refused unless
+ * Checks `--out` before any work: `-` is refused (the commands that print take it before calling this; a file
+ * named `-` is never what was meant), a directory is refused, and an existing file is refused unless
  * `force` (no command overwrites a file it did not create without being told to, so `--out README.md`
  * in the wrong folder cannot clobber a project's README).
  */
 export function checkOutputPath(out: string, options: { force?: boolean; option?: string } = {}): void {
   const option = options.option ?? "--out";
+  if (out === STDOUT)
+    throw new UsageError({
+      code: "OUT_STDOUT_UNSUPPORTED",
+      message: `${option} - (standard output) is for view, report and export; this command writes a file: pass a file path`,
+    });
   if (!existsSync(out)) return;
   if (statSync(out).isDirectory())
     throw new UsageError({

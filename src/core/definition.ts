@@ -34,8 +34,20 @@ export interface AuditSpec {
   components: string[];
   /** Policy ids in the order they run and print. */
   policies: string[];
-  /** Returns the failed acceptance criteria, as readable sentences (empty: pass). */
-  acceptance(results: Record<string, PolicySummary>): string[];
+  /** Returns the failed acceptance criteria (empty: pass). */
+  acceptance(results: Record<string, PolicySummary>): AuditFailure[];
+}
+
+/**
+ * A failed acceptance criterion, as a readable sentence with a code: `POLICY_NOT_RUN` when the criterion could
+ * not be checked because `policy` did not run (an audit of a chosen subset leaves such criteria unjudged),
+ * `CRITERION_FAILED` when it was checked and failed.
+ */
+export interface AuditFailure {
+  code: "POLICY_NOT_RUN" | "CRITERION_FAILED";
+  message: string;
+  /** The policy that did not run (`POLICY_NOT_RUN`). */
+  policy?: string;
 }
 
 /** How a benchmark's episodes split into report sub-rows: by one key of each trajectory's diagnostics. */

@@ -61,7 +61,7 @@ export function checkEpisodeCount(envId: string, n: number, samples: number): vo
   if (n * samples <= MAX_EPISODES_PER_RUN) return;
   throw new UsageError({
     code: "N_TOO_LARGE",
-    message: `${envId}: --n ${n}${samples > 1 ? ` × --samples ${samples}` : ""} is more than ${MAX_EPISODES_PER_RUN.toLocaleString("en-US")} episodes in one run (a run keeps a total per task in memory and hashes every task id); run several seeds (--seed) instead`,
+    message: `${envId}: --n ${n}${samples > 1 ? ` × --num-trials ${samples}` : ""} is more than ${MAX_EPISODES_PER_RUN.toLocaleString("en-US")} episodes in one run (a run keeps a total per task in memory and hashes every task id); run several seeds (--seed) instead`,
   });
 }
 export { defaultWorkers, MAX_WORKERS } from "./thread-pool.ts";

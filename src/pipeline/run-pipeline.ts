@@ -7,7 +7,7 @@ import type { ProgressStream } from "../eval/progress.ts";
 import { STAGES, type PipelineConfig, type StageName } from "./config.ts";
 import { openLog, resolvePython } from "./processes.ts";
 import { PIPELINE_STAGES, pipelineSuite } from "./stages.ts";
-import { renderSteps, runSteps } from "./steps.ts";
+import { renderSteps, runSteps, type ToolgymRunner } from "./steps.ts";
 import { buildSummary, type PipelineSummary, type StageRecord } from "./summary.ts";
 
 /** A stage is complete when this file exists in its directory; --resume skips it then. */
@@ -27,6 +27,8 @@ export interface PipelineOptions {
   progress?: ProgressStream & { write(text: string): unknown };
   quiet?: boolean;
   signal?: AbortSignal;
+  /** Runs the `toolgym …` steps (the CLI passes its main()). */
+  toolgym: ToolgymRunner;
 }
 
 export function parseStages(text: string): StageName[] {
@@ -170,7 +172,13 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineSum
         log.write(`# ${text}\n`);
         say(`${stage.name}: ${text}`);
       };
-      await runSteps(stage.steps(context), { log, record: join(directory, COMMANDS_FILE), note, ...(options.signal ? { signal: options.signal } : {}) });
+      await runSteps(stage.steps(context), {
+        log,
+        toolgym: options.toolgym,
+        record: join(directory, COMMANDS_FILE),
+        note,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       records.push({ name: stage.name, status: "failed", seconds: Math.round(seconds * 10) / 10 });

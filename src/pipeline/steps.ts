@@ -4,9 +4,9 @@ import { freePort, PACKAGE_ROOT, PipelineError, startLogged, stopChild, type Run
 
 /**
  * A stage is a list of steps, and a step is data: the dry run prints each one and the run executes the same
- * object, so what `--dry-run` shows is what runs. toolgym's own steps run as the CLI (`toolgym …`: its main()
- * in this process), recipes as their Python command; a server step starts a server on a free port, runs the
- * steps inside it with the port filled in, and stops it.
+ * object, so what `--dry-run` shows is what runs. toolgym's own steps run through the `ToolgymRunner` the caller
+ * gives (the CLI gives its main(), in this process), recipes as their Python command; a server step starts a
+ * server on a free port, runs the steps inside it with the port filled in, and stops it.
  */
 export type Step =
   /** `toolgym ARGS`: the toolgym CLI. */
@@ -48,8 +48,24 @@ function fillPort<S extends Step>(step: S, placeholder: string, value: number): 
   return step;
 }
 
+/** Where a `toolgym` step writes: the stage log, as both of its streams, and the pipeline's interrupt. */
+export interface StepIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  interrupts?(): AbortSignal;
+}
+
+/**
+ * Runs `toolgym ARGS` and returns its exit code. The pipeline is a library below the CLI and never imports it:
+ * whoever runs the pipeline passes the runner (the CLI passes its own main(), so a step behaves exactly as the
+ * command line it prints).
+ */
+export type ToolgymRunner = (args: string[], io: StepIo) => Promise<number>;
+
 export interface StepContext {
   log: WriteStream;
+  /** Runs the `toolgym` steps. */
+  toolgym: ToolgymRunner;
   /** Where each executed command line is appended (the record a test compares with the dry run). */
   record: string;
   note(text: string): void;
@@ -59,8 +75,8 @@ export interface StepContext {
 const TOOLGYM_BIN = join(PACKAGE_ROOT, "bin/toolgym.js");
 
 /**
- * `toolgym ARGS` through the CLI's main() in this process, its output in the stage log, failing as the command
- * would exit. A stage has up to a few dozen such steps (an evaluation per model, curve point and sampled row),
+ * `toolgym ARGS` through the context's runner (the CLI's main() in this process), its output in the stage log,
+ * failing as the command would exit. A stage has up to a few dozen such steps (an evaluation per model, curve point and sampled row),
  * and a new process for each would start node and load the CLI again: about 2 s of CPU each.
  */
 async function runToolgym(args: readonly string[], context: StepContext): Promise<void> {
@@ -74,10 +90,8 @@ async function runToolgym(args: readonly string[], context: StepContext): Promis
       return true;
     },
   };
-  // Imported here: the CLI's pipeline command imports this module.
-  const { main } = await import("../cli/main.ts");
   const signal = context.signal;
-  const code = await main([...args], { stdout: output, stderr: output, ...(signal ? { interrupts: () => signal } : {}) });
+  const code = await context.toolgym([...args], { stdout: output, stderr: output, ...(signal ? { interrupts: () => signal } : {}) });
   if (code === 0) return;
   const last = tail.trim().split("\n").slice(-3).join(" / ");
   throw new PipelineError({ code: "COMMAND_FAILED", message: `\`toolgym ${args.join(" ")}\` exited with ${code}; last output: ${last}` });

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { UsageError, parseConfig } from "../../core/index.ts";
 import { getAuditSpec } from "../../audit/registry.ts";
-import { formatAuditTable, runAudit } from "../../audit/run-audit.ts";
-import { getEnvironment, getPolicies } from "../../envs/registry.ts";
+import { auditPolicies, formatAuditTable, runAudit } from "../../audit/run-audit.ts";
+import { getEnvironment } from "../../envs/registry.ts";
 import { writeJson, type CliIo, type CommandContext } from "../io.ts";
-import { parseInteger, parseJsonText, parseText, resolveSplit, splitList } from "../options.ts";
+import { parseInteger, parseConfigOption, parseText, resolveSplit, splitList } from "../options.ts";
 
 interface AuditOptions {
   n?: number;
@@ -69,19 +69,16 @@ export function registerAudit(program: Command, { io, setExitCode }: CommandCont
     )
     .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
     .option("--split <split>", "task split (default: the environment's evaluation split)", parseText("--split"))
-    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option("--config <json|file>", "environment config: JSON, or a .json/.yaml file holding it", parseConfigOption("--config"), "{}")
     .option("--policies <ids>", "comma-separated subset of policies (toolgym list pilots ENV)", parseText("--policies"))
     .option("--json", "print the result as JSON")
     .action(async (envId: string, options: AuditOptions) => {
       const env = getEnvironment(envId);
       const config = parseConfig(env.id, env.configSchema, options.config);
       const spec = getAuditSpec(env.id);
-      // A subset still runs the reference (the first genuine policy: the oracle), which the pilots are judged
-      // against; without it the audit could only fail, and exit 1 means "the reward can be gamed".
-      const reference = spec.policies.find((id) => getPolicies(env.id).some((policy) => policy.id === id && policy.kind === "genuine"));
       const chosen = options.policies === undefined ? undefined : splitList("--policies", options.policies);
-      const policies = chosen && reference && !chosen.includes(reference) ? [reference, ...chosen] : chosen;
-      if (chosen && policies !== chosen) io.stderr.write(`toolgym: note: ${reference} runs too: it is the reference the other policies are judged against\n`);
+      const { policies, added } = auditPolicies(env.id, spec, chosen);
+      if (added) io.stderr.write(`toolgym: note: ${added} runs too: it is the reference the other policies are judged against\n`);
       const split = resolveSplit(env, options.split);
       const { n, trials } = auditSize(env, split, config, options.n, options.numTrials, io);
       if (n * trials > MAX_AUDIT_N)
@@ -89,10 +86,7 @@ export function registerAudit(program: Command, { io, setExitCode }: CommandCont
           code: "AUDIT_TOO_LARGE",
           message: `--n ${n} × --num-trials ${trials} is more than ${MAX_AUDIT_N.toLocaleString("en-US")} episodes per policy; lower either`,
         });
-      const ran = await runAudit({ env, spec, n, trials, seed: options.seed, config, split, policies });
-      // A policy left out of --policies on purpose is no failure of the reward (only the ones that ran are judged).
-      const failures = policies ? ran.failures.filter((failure) => !/^(pilot )?'([^']+)' did not run$/.test(failure)) : ran.failures;
-      const result = { ...ran, failures, verdict: failures.length === 0 ? ("pass" as const) : ("fail" as const) };
+      const result = await runAudit({ env, spec, n, trials, seed: options.seed, config, split, policies });
       if (options.json)
         writeJson(io, {
           env: result.env,
@@ -103,6 +97,7 @@ export function registerAudit(program: Command, { io, setExitCode }: CommandCont
           policies: result.policies,
           verdict: result.verdict,
           failures: result.failures,
+          not_checked: result.notChecked,
         });
       else io.stdout.write(`${formatAuditTable(result, spec.components)}\n`);
       setExitCode(result.verdict === "pass" ? 0 : 1);

@@ -4,7 +4,7 @@ import { getEnvironment } from "../../envs/registry.ts";
 import { writePromptDataset } from "../../training/prompt-dataset.ts";
 import type { CommandContext } from "../io.ts";
 import { createProgress, type ProgressStream } from "../../eval/progress.ts";
-import { parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
+import { parseInteger, parseConfigOption, parseText, resolveSplit } from "../options.ts";
 import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
 interface DatasetOptions {
@@ -30,7 +30,7 @@ export function registerDataset(program: Command, { io }: CommandContext): void 
     .option("--split <split>", "task split (default: the environment's default split)", parseText("--split"))
     .option("--n <n>", "number of rows", parseInteger("--n", { min: 1 }), 4096)
     .option("--seed <seed>", "seed of the task set", parseInteger("--seed", { min: 0 }), 0)
-    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option("--config <json|file>", "environment config: JSON, or a .json/.yaml file holding it", parseConfigOption("--config"), "{}")
     .option(
       "--allow-partial-rewards",
       "keep tasks whose reward would leave part of the benchmark's basis unscored (tau2 NL assertions without judge_model); left out and counted by default",

@@ -17,7 +17,7 @@ import {
   parseChoice,
   parseInteger,
   parseJson,
-  parseJsonText,
+  parseConfigOption,
   parseNumber,
   parseText,
   requireOutputDirectory,
@@ -313,7 +313,7 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--n <n>", `tasks per environment, or all (default: every task of a fixed dataset's split, else ${DEFAULT_N})`, parseTaskCount)
     .option("--seed <seed>", "seed of the task set and of the trials (default 0; tau2 envs: 300, as tau2's runner)", parseInteger("--seed", { min: 0 }))
     .option("--split <split>", "task split", parseText("--split"))
-    .option("--config <json>", "environment config as JSON", parseJsonText("--config", '{"key": 1}'))
+    .option("--config <json|file>", "environment config: JSON, or a .json/.yaml file holding it", parseConfigOption("--config"))
     .option("--user-model <url#name>", "tau2: the simulated user's model, URL#NAME (default: a scripted user)", parseText("--user-model"))
     .option("--judge-model <url#name>", "tau2: the NL_ASSERTION judge's model, URL#NAME (default: none; such episodes are partial)", parseText("--judge-model"))
     .option(
@@ -345,7 +345,11 @@ export function registerEval(program: Command, { io, setExitCode }: CommandConte
     .option("--samples <k>", "older name of --num-trials", parseInteger("--samples", { min: 1 }))
     .option("--temperature <t>", "sampling temperature", parseNumber("--temperature", { min: 0 }))
     .option("--top-p <p>", "nucleus sampling", parseNumber("--top-p", { above: 0, max: 1 }))
-    .option("--top-k <k>", "top-k sampling (vLLM, SGLang; -1 disables)", parseInteger("--top-k", { min: -1 }))
+    .option(
+      "--top-k <k>",
+      "top-k sampling (vLLM, SGLang; -1 disables)",
+      parseInteger("--top-k", { min: -1 }, [{ value: 0, reason: "pass -1 to disable top-k, or a k of 1 or more" }]),
+    )
     .option("--max-tokens <n>", "maximum tokens per model turn", parseInteger("--max-tokens", { min: 1 }))
     .option("--sampling-seed <seed>", "base seed of the per-request sampling seeds", parseInteger("--sampling-seed", { min: 0 }))
     .option(

@@ -6,7 +6,7 @@ import { getEnvironment, listEnvironments } from "../../envs/registry.ts";
 import { METADATA_FILE, RESULTS_FILE, readMetadata, scanResults } from "../../runs/reader.ts";
 import type { CommandContext } from "../io.ts";
 import { parseText, requireDirectory } from "../options.ts";
-import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
+import { FORCE_OPTION, STDOUT, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
 interface ExportOptions {
   force?: boolean;
@@ -46,11 +46,11 @@ export function registerExport(program: Command, { io }: CommandContext): void {
     .description("Write an eval run in another tool's format, e.g. official prediction files that toolgym score reads.")
     .argument("<run-dir>", "one run directory (holding metadata.json and results.jsonl)")
     .requiredOption("--format <format>", `output format (${allFormats().join(", ")})`, parseText("--format"))
-    .requiredOption("--out <file>", "file to write", parseText("--out"))
+    .requiredOption("--out <file>", "file to write ('-' for stdout)", parseText("--out"))
     .option(...FORCE_OPTION)
     .action(async (runDirectory: string, options: ExportOptions) => {
       requireDirectory("run directory", runDirectory);
-      checkOutputPath(options.out, { force: options.force });
+      if (options.out !== STDOUT) checkOutputPath(options.out, { force: options.force });
       if (!existsSync(join(runDirectory, METADATA_FILE)))
         throw new UsageError({
           code: "RUN_NOT_FOUND",
@@ -69,7 +69,9 @@ export function registerExport(program: Command, { io }: CommandContext): void {
       const episodes = readEpisodes(runDirectory);
       if (episodes.length === 0) throw new DataError({ code: "RUN_EMPTY", file: join(runDirectory, "results.jsonl"), message: "has no episodes to export" });
       const metadata = readMetadata(runDirectory) as unknown as Record<string, JsonValue>;
-      await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes, { metadata })), { force: options.force });
-      io.stderr.write(`exported ${episodes.length} episodes of ${runDirectory} as ${options.format} to ${options.out}\n`);
+      const where = options.out === STDOUT ? "standard output" : options.out;
+      if (options.out === STDOUT) io.stdout.write(exporter.write(episodes, { metadata }));
+      else await writeOutputAtomically(options.out, (path) => writeFileSync(path, exporter.write(episodes, { metadata })), { force: options.force });
+      io.stderr.write(`exported ${episodes.length} episodes of ${runDirectory} as ${options.format} to ${where}\n`);
     });
 }

@@ -6,6 +6,7 @@ import { parsePipelineConfig, readPipelineConfig, type PipelineConfig } from "..
 import { PRESET_NAMES, presetConfig } from "../../pipeline/presets.ts";
 import { checkPipelinePython } from "../../pipeline/python-check.ts";
 import { checkStageOrder, describePipeline, parseStages, runPipeline } from "../../pipeline/run-pipeline.ts";
+import type { ToolgymRunner } from "../../pipeline/steps.ts";
 import type { CommandContext } from "../io.ts";
 import { parseChoice, parseText, requireInputFile, requireOutputDirectory } from "../options.ts";
 
@@ -33,6 +34,16 @@ function withEvalOptions(config: PipelineConfig, options: PipelineCommandOptions
   };
   return parsePipelineConfig({ ...config, eval: evaluation }, "--user-model/--judge-model/--eval-base");
 }
+
+/**
+ * The pipeline's `toolgym …` steps, run by this CLI's main() in this process: node's start and loading the CLI
+ * again, about 2 s of CPU, for each of a stage's few dozen steps would dwarf the small ones. Imported when
+ * first used, since main.ts imports this module.
+ */
+const runToolgym: ToolgymRunner = async (args, io) => {
+  const { main } = await import("../main.ts");
+  return main(args, io);
+};
 
 export function registerPipeline(program: Command, { io }: CommandContext): void {
   program
@@ -69,6 +80,7 @@ export function registerPipeline(program: Command, { io }: CommandContext): void
         ...(options.only ? { only: options.only } : {}),
         progress: io.stderr,
         quiet: options.quiet ?? false,
+        toolgym: runToolgym,
       });
       const table = summary.arms.flatMap((arm) =>
         arm.comparisons.map(

@@ -5,7 +5,7 @@ import { createScriptedAgent, type PlannedCall } from "../../envs/_kit/scripted.
 import { environmentsOfFamily, getEnvironment, isEnvironmentId } from "../../envs/registry.ts";
 import { runEpisode } from "../../rollout/run-episode.ts";
 import { writeJson, type CliIo, type CommandContext } from "../io.ts";
-import { checkTaskIndex, parseInputFile, parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
+import { checkTaskIndex, parseInputFile, parseInteger, parseConfigOption, parseText, resolveSplit } from "../options.ts";
 
 type ReplayItem = string | PlannedCall | PlannedCall[];
 
@@ -59,7 +59,7 @@ export function registerReplay(program: Command, { io }: CommandContext): void {
     .option("--seed <seed>", "seed", parseInteger("--seed", { min: 0 }), 0)
     .option("--index <index>", "task index", parseInteger("--index", { min: 0 }), 0)
     .option("--split <split>", "split", parseText("--split"))
-    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option("--config <json|file>", "environment config: JSON, or a .json/.yaml file holding it", parseConfigOption("--config"), "{}")
     .option("--task <id>", "task id, for environments whose tasks have ids", parseText("--task"))
     .option("--calls <file>", "JSON array or JSONL: {name, arguments} per call, an array per turn, or strings for text environments", parseInputFile("--calls"))
     .option("--replies <file>", "JSON array of raw model replies, for text-protocol environments that parse replies", parseInputFile("--replies"))

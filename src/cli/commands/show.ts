@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { UsageError, parseConfig, type AnyEnvironment } from "../../core/index.ts";
 import { getEnvironment } from "../../envs/registry.ts";
 import { writeJson, type CommandContext } from "../io.ts";
-import { checkTaskIndex, parseInteger, parseJsonText, parseText, resolveSplit } from "../options.ts";
+import { checkTaskIndex, parseInteger, parseConfigOption, parseText, resolveSplit } from "../options.ts";
 
 /** `--task ID`: the task's index in the split, through the environment's own task ids (tau2's task ids). */
 function indexOfTask(env: AnyEnvironment, split: string, config: unknown, taskId: string, index: number | undefined): number {
@@ -26,7 +26,7 @@ export function registerShow(program: Command, { io }: CommandContext): void {
     .option("--index <index>", "task index (default 0)", parseInteger("--index", { min: 0 }))
     .option("--task <id>", "the task with this id (tau2: a task id of the domain's tasks file) instead of --index", parseText("--task"))
     .option("--split <split>", "split (train, eval, ood...)", parseText("--split"))
-    .option("--config <json>", "environment config as JSON", parseJsonText("--config"), "{}")
+    .option("--config <json|file>", "environment config: JSON, or a .json/.yaml file holding it", parseConfigOption("--config"), "{}")
     .option("--solution", "also print the hidden solution")
     .option("--json", "print JSON")
     .action((envId: string, options: { seed: number; index?: number; task?: string; split?: string; config: string; solution?: boolean; json?: boolean }) => {

@@ -6,7 +6,7 @@ import { DEFAULT_VIEW_LIMIT, loadViewerData } from "../../web/viewer-data.ts";
 import { renderViewerHtml } from "../../web/viewer-html.ts";
 import type { CommandContext } from "../io.ts";
 import { parseInteger, parseText, requireDirectory } from "../options.ts";
-import { FORCE_OPTION, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
+import { FORCE_OPTION, STDOUT, checkOutputPath, writeOutputAtomically } from "../output-file.ts";
 
 interface ViewCommandOptions {
   force?: boolean;
@@ -24,10 +24,10 @@ export function registerView(program: Command, { io }: CommandContext): void {
     .option("--limit <n>", "episodes read per run", parseInteger("--limit", { min: 1 }), DEFAULT_VIEW_LIMIT)
     .action(async (runDirectories: string[], options: ViewCommandOptions) => {
       for (const directory of runDirectories) requireDirectory("run directory", directory);
-      if (options.out !== "-") checkOutputPath(options.out, { force: options.force });
+      if (options.out !== STDOUT) checkOutputPath(options.out, { force: options.force });
       const data = await loadViewerData(runDirectories, { limit: options.limit });
       const html = renderViewerHtml(data);
-      if (options.out === "-") return void io.stdout.write(html);
+      if (options.out === STDOUT) return void io.stdout.write(html);
       await writeOutputAtomically(options.out, (path) => writeFileSync(path, html), { force: options.force });
       const megabytes = (Buffer.byteLength(html) / 1e6).toFixed(1);
       io.stderr.write(

@@ -27,13 +27,19 @@ export interface Tau2SftOptions extends SftRowOptions {
   onProgress?: (rowsIn: number) => void;
 }
 
-/** Splits a byte stream into numbered lines without holding more than one chunk plus one line. */
+/**
+ * Splits a byte stream into numbered lines without holding more than one chunk plus one line. A UTF-8 byte
+ * order mark (Windows editors write one) is dropped, as Python's utf-8-sig does: left in, it made line 1
+ * malformed JSON and the row was lost.
+ */
 async function* readLines(path: string): AsyncGenerator<[number, string]> {
   const stream = createReadStream(path, { encoding: "utf8", highWaterMark: 1 << 20 });
   let rest = "";
   let lineNumber = 0;
+  let first = true;
   for await (const chunk of stream as AsyncIterable<string>) {
-    const text = rest + chunk;
+    const text = rest + (first && chunk.startsWith("\uFEFF") ? chunk.slice(1) : chunk);
+    first = false;
     let start = 0;
     for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", start)) {
       lineNumber++;
