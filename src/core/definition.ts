@@ -36,6 +36,11 @@ export interface AuditSpec {
   policies: string[];
   /** Returns the failed acceptance criteria, as readable sentences (empty: pass). */
   acceptance(results: Record<string, PolicySummary>): string[];
+  /**
+   * Configs besides the default that the pilots are meant for too (other modes, protocols, reward variants): the
+   * environment contract plays them under each and requires each to trip a signature of the watch.
+   */
+  configs?: Record<string, JsonValue>[];
 }
 
 /** How a benchmark's episodes split into report sub-rows: by one key of each trajectory's diagnostics. */

@@ -250,6 +250,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         // More noise, less reward: the noisy oracles' means fall strictly with epsilon.
         monotone: ["oracle", ...NOISE_LEVELS.map((epsilon) => `noisy_oracle_${epsilon}`)],
       }),
+      // The training protocol (the customer as a tool), under which the training pilots steer the customer.
+      configs: [{ customer: "tool" }],
     },
     watch: tau2Watch(domain),
     metrics: ["reward", "pass", "partial"],
