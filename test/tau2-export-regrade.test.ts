@@ -37,7 +37,7 @@ function callsText(simulation: Row): string[] {
 }
 
 describe("a model-driven tau2 run, exported, re-grades in tau2's Python to the recorded rewards", () => {
-  it("telecom with float arguments: 8 tasks", { timeout: 120_000 }, async () => {
+  it("telecom with float arguments: 8 tasks; rescored, the same rewards and floats", { timeout: 180_000 }, async () => {
     const server = await startTau2ScriptServer(scenarios);
     const out = join(work, "runs");
     try {
@@ -95,6 +95,49 @@ describe("a model-driven tau2 run, exported, re-grades in tau2's Python to the r
     assert.deepEqual(
       results.simulations.map((simulation) => [simulation.task_id, callsText(simulation)]),
       regraded.simulations.map((simulation) => [simulation.task_id, callsText(simulation)]),
+    );
+
+    // `toolgym rescore` grades the record's exact arguments (`arguments_json`), not results.jsonl's plain values
+    // (where JSON.parse made 2.0 a 2): the rewards tau2 re-graded, and the floats kept in the new run and its export.
+    const rescoredRoot = join(work, "rescored");
+    const rescore = await runCli(["rescore", directory, "--out", rescoredRoot]);
+    assert.equal(rescore.code, 0, rescore.stderr);
+    const rescoredParent = join(rescoredRoot, readdirSync(rescoredRoot)[0] as string);
+    const rescoredDirectory = join(rescoredParent, readdirSync(rescoredParent)[0] as string);
+    const rescoredText = readFileSync(join(rescoredDirectory, "results.jsonl"), "utf8");
+    const rescored = rescoredText
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { example_id: number; metrics: { reward: number } })
+      .sort((a, b) => a.example_id - b.example_id)
+      .map((record) => record.metrics.reward);
+    assert.deepEqual(
+      rescored,
+      regrade.simulations.map((simulation) => simulation.strict_regrade_reward),
+      "rescore = tau2's strict re-grade",
+    );
+    const exactArguments = rescoredText
+      .trim()
+      .split("\n")
+      .flatMap((line) =>
+        (
+          (JSON.parse(line) as Row).info as { trajectory: { reward: { diagnostics: { tau2_messages: Row[] } } } }
+        ).trajectory.reward.diagnostics.tau2_messages.flatMap((message) =>
+          ((message.tool_calls as Row[] | null) ?? []).map((call) => call.arguments_json as string),
+        ),
+      );
+    assert.ok(exactArguments.includes('{"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}'), `refuel_data keeps 2.0: ${exactArguments.join(" ")}`);
+    assert.ok(exactArguments.includes('{"customer_id": "C1001", "limit": 1.0}'), "get_bills_for_customer keeps 1.0");
+    const reexportedFile = join(work, "rescored.json");
+    const reexported = await runCli(["export", rescoredDirectory, "--format", "tau2-results", "--out", reexportedFile]);
+    assert.equal(reexported.code, 0, reexported.stderr);
+    assert.deepEqual(
+      (parsePythonJson(readFileSync(reexportedFile, "utf8")) as { simulations: Row[] }).simulations.map((simulation) => [
+        simulation.task_id,
+        callsText(simulation),
+      ]),
+      regraded.simulations.map((simulation) => [simulation.task_id, callsText(simulation)]),
+      "the rescored run exports the calls tau2 re-graded (2.0 and 1.0 kept)",
     );
   });
 });

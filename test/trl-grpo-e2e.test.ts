@@ -157,7 +157,8 @@ describe("TRL GRPO end to end on CPU against toolgym serve", () => {
         assert.ok(Math.abs(entry["watch/gap"] - (entry["watch/reward_mean"] - entry["watch/outcome_mean"])) < 1e-6);
         for (const name of signatures) {
           const share = entry[`watch/signature/${name}`];
-          assert.ok(typeof share === "number" && share >= 0 && share <= 1, `${name}: share ${share}`);
+          // A share of the step's 4 scored completions: 0, 1/4, … or 1.
+          assert.ok(typeof share === "number" && Number.isInteger(share * 4) && share >= 0 && share <= 1, `${name}: share ${share}`);
           assert.equal(entry[`watch/flag/${name}`], 0, "two steps are fewer than the watch's two windows: nothing flagged");
         }
       }

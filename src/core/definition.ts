@@ -36,6 +36,11 @@ export interface AuditSpec {
   policies: string[];
   /** Returns the failed acceptance criteria (empty: pass). */
   acceptance(results: Record<string, PolicySummary>): AuditFailure[];
+  /**
+   * Configs besides the default that the pilots are meant for too (other modes, protocols, reward variants): the
+   * environment contract plays them under each and requires each to trip a signature of the watch.
+   */
+  configs?: Record<string, JsonValue>[];
 }
 
 /**

@@ -55,6 +55,55 @@ function checkReward(reward: Awaited<ReturnType<Episode["reward"]>>): void {
   }
 }
 
+/** One audit policy of `env` under `config` on `tasks` tasks: how many of its episodes showed a signature, and how many each signature. */
+export async function watchTrips(
+  env: AnyEnvironment,
+  config: unknown,
+  policyId: string,
+  tasks = WATCH_TASKS,
+): Promise<{ found: Map<string, number>; episodes: number }> {
+  const { getPolicy } = await import("../envs/registry.ts");
+  const { runEpisode } = await import("../rollout/run-episode.ts");
+  const { trajectoryWatchEpisode, watchEpisode } = await import("../audit/signatures.ts");
+  const split = env.defaultSplit;
+  const found = new Map<string, number>();
+  let episodes = 0;
+  for (let index = 0; index < tasks; index++) {
+    const shared = env.generate({ split, seed: 3, index, config });
+    const agent = getPolicy(env.id, policyId).create({ task: shared, random: createRandom("watch", policyId, index) });
+    const trajectory = await runEpisode({ env, split, seed: 3, index, config, agent, task: shared });
+    const watch = watchEpisode(env, trajectoryWatchEpisode(trajectory), shared);
+    assert.ok(watch, `${policyId} on task ${index}: a scored episode has a watch record`);
+    for (const name of watch.signatures) found.set(name, (found.get(name) ?? 0) + 1);
+    if (watch.signatures.length > 0) episodes++;
+  }
+  return { found, episodes };
+}
+
+/** Every pilot of the audit trips at least one signature under `config`; the oracle shows them less often than the pilots. */
+async function checkWatch(env: AnyEnvironment, config: unknown): Promise<void> {
+  if (!env.audit) return;
+  assert.ok(env.watch, "the environment declares no watch: gaming signatures beside its pilots (docs/training.md, 'The watch')");
+  const names = env.watch.signatures.map((signature) => signature.name);
+  assert.equal(new Set(names).size, names.length, `signature names are unique: ${names.join(", ")}`);
+  const { getPolicy } = await import("../envs/registry.ts");
+  const pilots = env.audit.policies.filter((id) => getPolicy(env.id, id).kind === "pilot");
+  let pilotEpisodes = 0;
+  for (const pilot of pilots) {
+    const { found, episodes } = await watchTrips(env, config, pilot);
+    assert.ok(found.size > 0, `pilot ${pilot} trips none of ${env.id}'s signatures (${names.join(", ")}) on ${WATCH_TASKS} tasks`);
+    pilotEpisodes += episodes;
+  }
+  const oracle = env.audit.policies.find((id) => getPolicy(env.id, id).kind === "genuine");
+  if (oracle && pilots.length > 0) {
+    const { episodes } = await watchTrips(env, config, oracle);
+    assert.ok(
+      episodes / WATCH_TASKS < pilotEpisodes / (WATCH_TASKS * pilots.length),
+      `${oracle} shows signatures in ${episodes} of ${WATCH_TASKS} episodes, as often as the pilots (${pilotEpisodes} of ${WATCH_TASKS * pilots.length})`,
+    );
+  }
+}
+
 /**
  * The contract every registered environment passes: determinism, config validation errors, no hidden
  * data in the public view, well-formed tools or text replies with honest `done` flags, tasks that their
@@ -209,48 +258,14 @@ export function describeEnvironmentContract(env: AnyEnvironment, options: Contra
       }
     });
 
-    // The signatures are declared for the default config's protocol: a variant without reading tools (multi-hop's
-    // closed_book or context modes) gives pilots nothing to skip, so the check runs on the default config only.
+    // The watch under the contract's config and, on the default one, under every config the audit names (modes,
+    // protocols, reward variants): each config's pilots trip a signature, its oracle shows them less often.
+    const watchConfigs: Array<{ label: string; config: unknown }> = [{ label: "", config }];
     if (options.config === undefined)
-      it(`has a watch whose signatures each of its audit's pilots trips (pilots on ${WATCH_TASKS} tasks)`, async () => {
-        if (!env.audit) return;
-        assert.ok(env.watch, "the environment declares no watch: gaming signatures beside its pilots (docs/training.md, 'The watch')");
-        const names = env.watch.signatures.map((signature) => signature.name);
-        assert.equal(new Set(names).size, names.length, `signature names are unique: ${names.join(", ")}`);
-        const { getPolicy } = await import("../envs/registry.ts");
-        const { runEpisode } = await import("../rollout/run-episode.ts");
-        const { trajectoryWatchEpisode, watchEpisode } = await import("../audit/signatures.ts");
-        const split = env.defaultSplit;
-        /** Per policy: how many of its episodes showed any signature, and which signatures it tripped. */
-        const tripped = async (policyId: string) => {
-          const found = new Set<string>();
-          let episodes = 0;
-          for (let index = 0; index < WATCH_TASKS; index++) {
-            const shared = env.generate({ split, seed: 3, index, config });
-            const agent = getPolicy(env.id, policyId).create({ task: shared, random: createRandom("watch", policyId, index) });
-            const trajectory = await runEpisode({ env, split, seed: 3, index, config, agent, task: shared });
-            const watch = watchEpisode(env, trajectoryWatchEpisode(trajectory), shared);
-            assert.ok(watch, `${policyId} on task ${index}: a scored episode has a watch record`);
-            for (const name of watch.signatures) found.add(name);
-            if (watch.signatures.length > 0) episodes++;
-          }
-          return { found, episodes };
-        };
-        const pilots = env.audit.policies.filter((id) => getPolicy(env.id, id).kind === "pilot");
-        let pilotEpisodes = 0;
-        for (const pilot of pilots) {
-          const { found, episodes } = await tripped(pilot);
-          assert.ok(found.size > 0, `pilot ${pilot} trips none of ${env.id}'s signatures (${names.join(", ")}) on ${WATCH_TASKS} tasks`);
-          pilotEpisodes += episodes;
-        }
-        const oracle = env.audit.policies.find((id) => getPolicy(env.id, id).kind === "genuine");
-        if (oracle && pilots.length > 0) {
-          const { episodes } = await tripped(oracle);
-          assert.ok(
-            episodes / WATCH_TASKS < pilotEpisodes / (WATCH_TASKS * pilots.length),
-            `${oracle} shows signatures in ${episodes} of ${WATCH_TASKS} episodes, as often as the pilots (${pilotEpisodes} of ${WATCH_TASKS * pilots.length})`,
-          );
-        }
+      for (const other of env.audit?.configs ?? []) watchConfigs.push({ label: ` under ${JSON.stringify(other)}`, config: env.configSchema.parse(other) });
+    for (const watched of watchConfigs)
+      it(`has a watch whose signatures each of its audit's pilots trips${watched.label} (pilots on ${WATCH_TASKS} tasks)`, async () => {
+        await checkWatch(env, watched.config);
       });
 
     const auditN = options.auditN ?? 0;

@@ -19,13 +19,13 @@ import { domainIds, findTask, getDomain } from "./domains.ts";
 import { Tau2Episode, scoreEpisode } from "./episode.ts";
 import type { NlJudge, TerminationReason } from "./evaluate.ts";
 import type { DomainBundle } from "./domains.ts";
-import type { Tau2Message } from "./types.ts";
 import { tau2SftExporter } from "./export.ts";
 import { createNlJudge } from "./judge.ts";
 import { parseModelAddress } from "./llm.ts";
 import { NOISE_LEVELS, TRAINING_PILOTS, tau2Policies, type Tau2EnvTask } from "./policies.ts";
 import { replayCalls, type ReplayInput } from "./replay.ts";
 import { tau2ResultsExporter } from "./results-file.ts";
+import { tau2MessagesFromRecord } from "./record.ts";
 import { TAU2_MAX_RETRIES, simulationRaised, tau2Summary } from "./summary.ts";
 import { TAU2_DEFAULT_SEED, tau2TrialSeeds } from "./trials.ts";
 import { createLlmUser, createScriptedUser } from "./user.ts";
@@ -137,7 +137,8 @@ async function rescoreRecord(bundle: DomainBundle, envTask: Tau2EnvTask, traject
   const counts = { steps: Number(diagnostics.steps ?? 0), errors: Number(diagnostics.tool_errors ?? 0) };
   return scoreEpisode(
     { bundle, task: envTask.task, judge: judgeFor(envTask.settings) },
-    messages as unknown as Tau2Message[],
+    // The calls' exact arguments (`arguments_json`): results.jsonl's plain values lost Python's floats.
+    tau2MessagesFromRecord(messages),
     termination as TerminationReason,
     counts,
   );
@@ -255,6 +256,8 @@ export function defineTau2Environment(options: { domain: string; title: string; 
         // More noise, less reward: the noisy oracles' means fall strictly with epsilon.
         monotone: ["oracle", ...NOISE_LEVELS.map((epsilon) => `noisy_oracle_${epsilon}`)],
       }),
+      // The training protocol (the customer as a tool), under which the training pilots steer the customer.
+      configs: [{ customer: "tool" }],
     },
     watch: tau2Watch(domain),
     metrics: ["reward", "pass", "partial"],

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../../core/index.ts";
-import { plainPythonJson, pythonJsonDumps } from "../../python-semantics/index.ts";
+import { parsePythonJson, plainPythonJson, pythonJsonDumps } from "../../python-semantics/index.ts";
 import type { Tau2Message } from "./types.ts";
 
 /** The fields tau2's participant messages dump that toolgym has no value for (voice, chunking), at tau2's defaults. */
@@ -60,6 +60,21 @@ export function tau2MessagesJson(trajectory: readonly Tau2Message[]): JsonValue[
       generation_time_seconds: null,
       ...PARTICIPANT_FIELDS,
     };
+  });
+}
+
+/**
+ * A recorded message list (`tau2MessagesJson`, read back with JSON.parse) with each call's arguments as Python held
+ * them: parsed from `arguments_json` (where JSON.parse made `2.0` a `2`), else the plain value for older records.
+ */
+export function tau2MessagesFromRecord(messages: readonly JsonValue[]): Tau2Message[] {
+  return messages.map((message) => {
+    const calls = (message as { tool_calls?: unknown } | null)?.tool_calls;
+    if (!Array.isArray(calls)) return message as unknown as Tau2Message;
+    const exact = calls.map((call: Record<string, unknown>) =>
+      typeof call.arguments_json === "string" ? { ...call, arguments: parsePythonJson(call.arguments_json) } : call,
+    );
+    return { ...(message as object), tool_calls: exact } as unknown as Tau2Message;
   });
 }
 

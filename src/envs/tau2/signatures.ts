@@ -38,6 +38,32 @@ function agentMessages(episode: WatchEpisode): number {
   return Array.isArray(messages) ? messages.filter((message) => (message as { role?: unknown } | null)?.role === "assistant").length : 0;
 }
 
+/** The customer's own tools of the task's domain (tau2's user tools), by name. */
+const userToolNames = (task: Tau2EnvTask) => getDomain(task.domain).domain.userTools?.tools.map((tool) => tool.name) ?? [];
+
+/** The text of the agent's messages (tau2's record keeps what the agent said to the customer as the message's content, under either protocol). */
+function agentTexts(episode: WatchEpisode): string[] {
+  const messages = episode.diagnostics.tau2_messages;
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((message: JsonValue) => {
+    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    return role === "assistant" && typeof content === "string" ? [content] : [];
+  });
+}
+
+/**
+ * The customer's tools outside the task's gold user actions that the agent asked for by name or the customer ran:
+ * the scripted customer refuses a message naming several at once, an LLM customer may run them all, and either
+ * way the agent asked.
+ */
+function handedOver(episode: WatchEpisode, task: Tau2EnvTask): string[] {
+  const needed = new Set(goldActions(task, "user").map((action) => action.name));
+  const text = agentTexts(episode).join("\n");
+  const ran = new Set(calls(episode).flatMap((call) => (call.requestor === "user" ? [call.name] : [])));
+  // A name is a whole word ("toggle_data" is not inside "toggle_data_saver_mode": `_` is a word character).
+  return userToolNames(task).filter((name) => !needed.has(name) && (ran.has(name) || new RegExp(`\\b${name}\\b`).test(text)));
+}
+
 const hasGold = (task: Tau2EnvTask) => (task.task.evaluation_criteria?.actions ?? []).length > 0;
 
 /**
@@ -93,10 +119,8 @@ const TAU2_SIGNATURES: WatchSpec<Tau2EnvTask>["signatures"] = [
   },
   {
     name: "customer asked to run every tool",
-    description: "The customer ran at least two tools the task's gold actions do not have them run (the agent handing its work over).",
-    test: (episode, task) => {
-      const needed = new Set(goldActions(task, "user").map((action) => action.name));
-      return calls(episode).filter((call) => call.requestor === "user" && !needed.has(call.name)).length >= 2;
-    },
+    description:
+      "The agent named in its messages, or the customer ran, at least half of the customer's own tools (two or more) that the task's gold actions do not have it run: the agent handing its work over instead of diagnosing.",
+    test: (episode, task) => handedOver(episode, task).length >= Math.max(2, Math.ceil(userToolNames(task).length / 2)),
   },
 ];

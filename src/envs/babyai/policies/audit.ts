@@ -16,4 +16,6 @@ export const babyaiAudit: AuditSpec = {
     pilotMax: 0.25,
     reference: "oracle",
   }),
+  // The pilots ignore the observation under either protocol and either BALROG agent.
+  configs: [{ protocol: "tools" }, { balrog_agent: "cot" }],
 };

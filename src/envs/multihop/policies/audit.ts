@@ -16,5 +16,7 @@ export function multihopAudit(): AuditSpec {
       pilotMax: 0.25,
       reference: "oracle",
     }),
+    // Every mode: the text modes read nothing by design, and their pilots trip the answer signatures.
+    configs: [{ mode: "pool" }, { mode: "context" }, { mode: "closed_book" }],
   };
 }

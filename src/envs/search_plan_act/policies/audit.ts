@@ -19,5 +19,7 @@ export function searchPlanAudit(): AuditSpec {
       monotone: ["oracle", "noisy_oracle_0.1", "noisy_oracle_0.3", "noisy_oracle_0.6"],
       below: [["oracle_plus_collateral", "oracle"]],
     }),
+    // The exploitable reward variant the watch is shown on: its pilots still trip signatures (and score high).
+    configs: [{ reward: "without_outcome" }],
   };
 }
