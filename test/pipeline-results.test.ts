@@ -57,4 +57,14 @@ describe("docs/results/tiny, recomputed from its evidence files", () => {
     assert.equal(arm("grpo-from-filtered").init, "filtered-sft");
     assert.notDeepEqual(arm("grpo-from-filtered").curve[0], start, "another model, another point");
   });
+
+  it("the reward-hacking watch flags the exploit arm and no real arm (issue 39), as recomputed from the watch logs", () => {
+    const summary = JSON.parse(shipped("summary.json")) as Json;
+    const flagged = summary.arms.filter((entry: Json) => entry.flagged).map((entry: Json) => entry.name);
+    assert.deepEqual(flagged, ["exploit"]);
+    const exploit = summary.arms.find((entry: Json) => entry.name === "exploit");
+    assert.ok(exploit.flagged_by.includes("reward without outcome"), exploit.flagged_by.join(", "));
+    for (const entry of summary.arms.filter((arm: Json) => arm.kind === "grpo" || arm.kind === "control"))
+      assert.ok(entry.watch.length > 0, `${entry.name} was watched`);
+  });
 });
