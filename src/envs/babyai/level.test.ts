@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BABYAI_TASKS, MixedTrainLocalLevel, acceptedDrawKnown, forgetAcceptedDraws, levelKey } from "./level.ts";
+import { BABYAI_TASKS, MixedTrainLocalLevel, acceptedDrawKnown, forgetAcceptedDraws, levelKey, rememberAcceptedDraw } from "./level.ts";
 
 /** The fork's rule, as text: a mission containing one of these substrings is drawn again. */
 const EXCLUDED_SUBSTRINGS = ["yellow box", "red key", "red door", "green ball", "grey door"];
@@ -79,5 +79,18 @@ describe("remembered levels (the draw a slow level was accepted at)", () => {
     assert.equal(level.drawLevel([5042], 50), false);
     assert.equal(acceptedDrawKnown(levelKey("putnext", 16, [5042])), false);
     assert.equal(new MixedTrainLocalLevel("putnext", 0).drawLevel([5042], 50), true);
+  });
+});
+
+describe("the remembered-level bound", () => {
+  it("keeps at most 4,096 levels, dropping the oldest first (a client cannot grow it by asking for new seeds)", () => {
+    forgetAcceptedDraws();
+    const key = (index: number) => levelKey("open", 16, [index]);
+    for (let index = 0; index < 4096 + 10; index++) rememberAcceptedDraw(key(index), [index]);
+    for (let index = 0; index < 10; index++) assert.equal(acceptedDrawKnown(key(index)), false, `oldest ${index} dropped`);
+    for (const index of [10, 2000, 4105]) assert.equal(acceptedDrawKnown(key(index)), true, `${index} kept`);
+    rememberAcceptedDraw(key(0), [0]);
+    assert.equal(acceptedDrawKnown(key(10)), false, "one more level pushes out the next oldest");
+    forgetAcceptedDraws();
   });
 });
