@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DataError } from "../../core/index.ts";
-import { readJsonArray, readJsonLines, type SkippedRecord } from "./read-records.ts";
+import { finish, finishCooperatively, jsonArraySteps, jsonLinesSteps, type SkippedRecord } from "./read-records.ts";
 import { parseMusiqueRecord, parseWikiRecord, type MultihopExample } from "./records.ts";
 
 export type MultihopDatasetId = "musique" | "2wiki";
@@ -84,8 +84,12 @@ export function loadWikiAliases(
   fixes: { unreadable: string; malformed: string } = CONFIG_ALIASES_FIXES,
   bytes?: Buffer,
 ): Map<string, Set<string>> {
+  return finish(wikiAliasesSteps(file, fixes, bytes));
+}
+
+function* wikiAliasesSteps(file: string, fixes: { unreadable: string; malformed: string }, bytes?: Buffer): Generator<void, Map<string, Set<string>>> {
   const aliases = new Map<string, Set<string>>();
-  readJsonLines({ file, fixes, bytes }, (value) => {
+  yield* jsonLinesSteps({ file, fixes, bytes }, (value) => {
     const record = value as { Q_id?: unknown; aliases?: unknown; demonyms?: unknown };
     const list = (field: unknown, name: string): string[] => {
       if (!Array.isArray(field) || field.some((item) => typeof item !== "string")) throw new Error(`'${name}' must be a list of strings`);
@@ -99,6 +103,11 @@ export function loadWikiAliases(
 
 /** Loads a dev file (streaming, validating each record) without caching; `preloaded` holds bytes already read. */
 export function loadDataset(source: DataSource, preloaded: { file?: Buffer; aliases?: Buffer } = {}): MultihopDataset {
+  return finish(datasetSteps(source, preloaded));
+}
+
+/** `loadDataset` as steps of about a mebibyte each (a server runs them between other clients' requests). */
+function* datasetSteps(source: DataSource, preloaded: { file?: Buffer; aliases?: Buffer }): Generator<void, MultihopDataset> {
   const examples: MultihopExample[] = [];
   const skippedSamples: SkippedRecord[] = [];
   let skipped = 0;
@@ -108,8 +117,8 @@ export function loadDataset(source: DataSource, preloaded: { file?: Buffer; alia
     skipBad: source.skipBad,
     onSkip: (problem: SkippedRecord) => (skipped++, skippedSamples.length < 5 && skippedSamples.push(problem)),
   };
-  if (source.dataset === "musique") readJsonLines(read, (value) => examples.push(parseMusiqueRecord(value)));
-  else readJsonArray(read, (value) => examples.push(parseWikiRecord(value)));
+  if (source.dataset === "musique") yield* jsonLinesSteps(read, (value) => examples.push(parseMusiqueRecord(value)));
+  else yield* jsonArraySteps(read, (value) => examples.push(parseWikiRecord(value)));
   if (examples.length === 0) {
     throw new DataError({
       code: "DATA_EMPTY",
@@ -117,7 +126,7 @@ export function loadDataset(source: DataSource, preloaded: { file?: Buffer; alia
       message: `no usable records${skipped ? ` (${skipped} malformed records skipped)` : ""}; point file or data_dir at the official dev file`,
     });
   }
-  const aliases = source.aliasesFile ? loadWikiAliases(source.aliasesFile, CONFIG_ALIASES_FIXES, preloaded.aliases) : new Map<string, Set<string>>();
+  const aliases = source.aliasesFile ? yield* wikiAliasesSteps(source.aliasesFile, CONFIG_ALIASES_FIXES, preloaded.aliases) : new Map<string, Set<string>>();
   const first = skippedSamples[0];
   const notes =
     skipped > 0
@@ -155,7 +164,7 @@ async function readBytes(file: string): Promise<Buffer> {
   }
 }
 
-/** `getDataset` for a server: the files are read asynchronously, then parsed and cached. */
+/** `getDataset` for a server: the files are read asynchronously, then parsed a chunk at a time between other work, and cached. */
 export function prepareDataset(source: DataSource): Promise<void> {
   const key = cacheKey(source);
   if (cache.has(key)) return Promise.resolve();
@@ -167,7 +176,8 @@ export function prepareDataset(source: DataSource): Promise<void> {
     loading = (async () => {
       const file = await readBytes(source.file);
       const aliases = source.aliasesFile ? await readBytes(source.aliasesFile) : undefined;
-      if (!cache.has(key)) cache.set(key, loadDataset(source, { file, aliases }));
+      const dataset = await finishCooperatively(datasetSteps(source, { file, aliases }));
+      if (!cache.has(key)) cache.set(key, dataset);
     })();
     loads.set(key, loading);
     // A failed load is remembered (until clearDatasetCache), so a client asking again is not a way to make the server read the file again.

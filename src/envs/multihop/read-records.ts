@@ -38,6 +38,26 @@ export interface SkippedRecord {
 
 const CHUNK_BYTES = 1 << 20;
 
+/** Runs a reader's steps to the end at once and returns what it returns (the synchronous readers). */
+export function finish<Result>(steps: Generator<void, Result>): Result {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Runs a reader's steps to the end, letting the event loop run between them: a server parsing a client-named
+ * data file (up to its size cap) keeps answering everyone else, a chunk's parse (milliseconds) at a time.
+ */
+export async function finishCooperatively<Result>(steps: Generator<void, Result>): Promise<Result> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /** End of the last complete UTF-8 character in bytes[0, size) (a cut multi-byte character is left out). */
 function completeUtf8End(bytes: Buffer, size: number): number {
   for (let back = 1; back <= 3 && back <= size; back++) {
@@ -131,6 +151,11 @@ function lineTooLong(file: string, line: number): DataError {
 
 /** JSON Lines: one record per non-blank line (blank lines are skipped, as the official readers do). */
 export function readJsonLines(options: ReadOptions, onRecord: RecordHandler): void {
+  finish(jsonLinesSteps(options, onRecord));
+}
+
+/** `readJsonLines`, pausing after each chunk (about a mebibyte) of the file. */
+export function* jsonLinesSteps(options: ReadOptions, onRecord: RecordHandler): Generator<void, void> {
   let line = 0;
   let ordinal = 0;
   const take = (text: string) => {
@@ -159,6 +184,7 @@ export function readJsonLines(options: ReadOptions, onRecord: RecordHandler): vo
       pendingLength += chunk.length - start;
       if (pendingLength > MAX_LINE_CHARACTERS) throw lineTooLong(options.file, line + 1);
     }
+    yield;
   }
   if (pieces.length > 0) take(pieces.join(""));
 }
@@ -189,6 +215,11 @@ function backslashRun(text: string, floor: number, end: number): number {
  * cleanly and parsed on its own; a broken array structure is always fatal.
  */
 export function readJsonArray(options: ReadOptions, onRecord: RecordHandler): void {
+  finish(jsonArraySteps(options, onRecord));
+}
+
+/** `readJsonArray`, pausing after each chunk (about a mebibyte) of the file. */
+export function* jsonArraySteps(options: ReadOptions, onRecord: RecordHandler): Generator<void, void> {
   type State = "before" | "expect_element" | "element" | "closed";
   let state = "before" as State;
   let line = 1;
@@ -275,6 +306,7 @@ export function readJsonArray(options: ReadOptions, onRecord: RecordHandler): vo
     }
     if (state === "element") parts.push(chunk.slice(partStart));
     chunkBase += length;
+    yield;
   }
   if (state !== "closed") throw fatal(state === "before" ? "the file is empty" : "the file ends inside the array (truncated file or unterminated string)");
 }
