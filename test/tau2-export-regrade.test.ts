@@ -36,6 +36,16 @@ function callsText(simulation: Row): string[] {
   );
 }
 
+/** A run's results.jsonl rewards, in task order. */
+function rewardsByExample(text: string): number[] {
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { example_id: number; metrics: { reward: number } })
+    .sort((a, b) => a.example_id - b.example_id)
+    .map((record) => record.metrics.reward);
+}
+
 describe("a model-driven tau2 run, exported, re-grades in tau2's Python to the recorded rewards", () => {
   it("telecom with float arguments: 8 tasks; rescored, the same rewards and floats", { timeout: 180_000 }, async () => {
     const server = await startTau2ScriptServer(scenarios);
@@ -74,12 +84,7 @@ describe("a model-driven tau2 run, exported, re-grades in tau2's Python to the r
     const results = parsePythonJson(text) as { simulations: Row[] };
 
     // The rewards toolgym recorded are the rewards tau2's Python re-graded from the exported file.
-    const recorded = readFileSync(join(directory, "results.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { example_id: number; metrics: { reward: number } })
-      .sort((a, b) => a.example_id - b.example_id)
-      .map((record) => record.metrics.reward);
+    const recorded = rewardsByExample(readFileSync(join(directory, "results.jsonl"), "utf8"));
     assert.deepEqual(
       recorded,
       regrade.simulations.map((simulation) => simulation.regrade_reward),
@@ -105,12 +110,7 @@ describe("a model-driven tau2 run, exported, re-grades in tau2's Python to the r
     const rescoredParent = join(rescoredRoot, readdirSync(rescoredRoot)[0] as string);
     const rescoredDirectory = join(rescoredParent, readdirSync(rescoredParent)[0] as string);
     const rescoredText = readFileSync(join(rescoredDirectory, "results.jsonl"), "utf8");
-    const rescored = rescoredText
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { example_id: number; metrics: { reward: number } })
-      .sort((a, b) => a.example_id - b.example_id)
-      .map((record) => record.metrics.reward);
+    const rescored = rewardsByExample(rescoredText);
     assert.deepEqual(
       rescored,
       regrade.simulations.map((simulation) => simulation.strict_regrade_reward),
